@@ -1,0 +1,105 @@
+#ifndef TINE_POLICIES_TOPOLOGY_HPP
+#define TINE_POLICIES_TOPOLOGY_HPP
+
+/// \file topology.hpp
+/// The machine as the schedulers see it: one place per worker and the distances between places.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace tine {
+
+/// A list of places, one per worker slot, and the topological distance between any two of them.
+///
+/// A place is where one worker runs: an OS cpu index to pin the worker to (none for a synthetic
+/// topology) and a NUMA node index. NUMA node indices are dense, 0 to numa_nodes() - 1, every
+/// index is used by at least one place, and they follow hwloc's order of the nodes: a scheduler
+/// can group its workers by node without empty groups.
+///
+/// `distance(i, j)` is the topological distance of the libfork paper: in the hwloc tree whose
+/// leaves are the cores, the larger of the two depths from each core up to their common ancestor.
+/// It is 0 when i == j and also between two places on the same core (oversubscription).
+///
+/// A topology is an immutable value: copy it freely, read it from any thread.
+class topology {
+ public:
+  /// Asks hwloc for the machine and lays `n_workers` places on it.
+  ///
+  /// - Only the cpus this process may run on count: the union of the bindings of its threads
+  ///   (what `taskset` or `sched_setaffinity` set) within hwloc's allowed set (cgroup cpusets).
+  ///   Under `taskset -c 0` the machine is one core.
+  /// - Worker k goes to core k mod C of the C usable cores in hwloc's logical order, so fewer
+  ///   workers than cores fill the first cores (and the first NUMA node) first, and more workers
+  ///   than cores wrap round: the second round lands on the core's second hardware thread if it
+  ///   has one, else on the same one. Places sharing a core are at distance 0.
+  /// - cpu(k) is the OS index of one hardware thread (PU) of that core.
+  /// - A core's NUMA node is the first NUMA node (hwloc order) whose cpus overlap the core's; if
+  ///   hwloc reports no NUMA node, or none covers the core, the machine is one node, index 0.
+  /// - Caches that add no structure (a private L2 under each core) are left out of the tree,
+  ///   so distances count the levels at which cores actually share something.
+  ///
+  /// Throws std::invalid_argument when n_workers == 0 and std::runtime_error when hwloc cannot
+  /// load the topology.
+  static topology discover(std::size_t n_workers);
+
+  /// A made-up machine of `nodes` NUMA nodes with `cores_per_node` cores each: place k is on
+  /// node k / cores_per_node, distance 1 within a node and 2 across nodes (a machine / node /
+  /// core tree), no cpus. For testing NUMA logic on any machine.
+  ///
+  /// Throws std::invalid_argument when either count is 0.
+  static topology synthetic(std::size_t nodes, std::size_t cores_per_node);
+
+  /// A topology given outright: place k is on NUMA node `numa_node_of_place[k]`, and the
+  /// distance between places i and j is `distances[i * n + j]` (row-major, n = number of places).
+  /// No cpus.
+  ///
+  /// Throws std::invalid_argument unless: n >= 1; distances has n·n entries, is symmetric and
+  /// has a zero diagonal; the node indices are dense (every index from 0 to the largest is used).
+  static topology from_distances(std::vector<std::size_t> numa_node_of_place,
+                                 std::vector<unsigned> distances);
+
+  /// The number of places (workers); at least 1.
+  std::size_t size() const noexcept { return places_.size(); }
+
+  /// The number of NUMA nodes the places are on; at least 1.
+  std::size_t numa_nodes() const noexcept { return numa_nodes_; }
+
+  /// The NUMA node of place i, in [0, numa_nodes()). Throws std::out_of_range if i >= size().
+  std::size_t numa_node(std::size_t i) const;
+
+  /// The OS cpu index to pin place i to; std::nullopt for synthetic places.
+  /// Throws std::out_of_range if i >= size().
+  std::optional<unsigned> cpu(std::size_t i) const;
+
+  /// The topological distance between places i and j (0 when i == j).
+  /// Throws std::out_of_range if i or j >= size().
+  unsigned distance(std::size_t i, std::size_t j) const;
+
+  friend bool operator==(const topology&, const topology&) = default;
+
+ private:
+  struct place {
+    std::optional<unsigned> cpu;
+    std::size_t numa_node;
+    friend bool operator==(const place&, const place&) = default;
+  };
+
+  topology(std::vector<place> places, std::vector<unsigned> distances);
+
+  std::vector<place> places_;
+  std::vector<unsigned> distances_;  // row-major size() x size()
+  std::size_t numa_nodes_;
+};
+
+/// Binds the calling thread to the cpu of `topo`'s place `place`.
+///
+/// Returns true if the thread is now bound to that cpu alone. Returns false, leaving the binding
+/// as it was, when the place has no cpu (synthetic topologies) or the OS refuses (the cpu is not
+/// allowed any more, or binding is unsupported): a pool runs correctly unpinned, only less
+/// predictably, so callers normally carry on. Throws std::out_of_range if place >= topo.size().
+bool pin_current_thread(const topology& topo, std::size_t place);
+
+}  // namespace tine
+
+#endif  // TINE_POLICIES_TOPOLOGY_HPP

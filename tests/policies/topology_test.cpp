@@ -1,0 +1,278 @@
+#include <tine/policies/topology.hpp>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+namespace {
+
+/// The calling thread's affinity, saved at construction and put back at destruction, so a test
+/// that narrows it cannot leak into the tests after it.
+class affinity_guard {
+ public:
+  affinity_guard() {
+    CPU_ZERO(&saved_);
+    BOOST_REQUIRE_EQUAL(pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_), 0);
+  }
+  affinity_guard(const affinity_guard&) = delete;
+  affinity_guard& operator=(const affinity_guard&) = delete;
+  ~affinity_guard() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
+
+  const cpu_set_t& saved() const { return saved_; }
+
+ private:
+  cpu_set_t saved_;
+};
+
+std::vector<unsigned> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  BOOST_REQUIRE_EQUAL(pthread_getaffinity_np(pthread_self(), sizeof set, &set), 0);
+  std::vector<unsigned> cpus;
+  for (unsigned c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) {
+      cpus.push_back(c);
+    }
+  }
+  return cpus;
+}
+
+/// Sets an environment variable for one scope (hwloc reads HWLOC_SYNTHETIC at load time).
+class env_guard {
+ public:
+  env_guard(const char* name, const char* value) : name_{name} {
+    BOOST_REQUIRE_EQUAL(setenv(name, value, 1), 0);
+  }
+  env_guard(const env_guard&) = delete;
+  env_guard& operator=(const env_guard&) = delete;
+  ~env_guard() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+void check_well_formed(const tine::topology& topo) {
+  BOOST_REQUIRE_GE(topo.size(), 1U);
+  BOOST_REQUIRE_GE(topo.numa_nodes(), 1U);
+  std::set<std::size_t> nodes;
+  for (std::size_t i = 0; i < topo.size(); ++i) {
+    BOOST_TEST(topo.numa_node(i) < topo.numa_nodes());
+    nodes.insert(topo.numa_node(i));
+    BOOST_TEST(topo.distance(i, i) == 0U);
+    for (std::size_t j = 0; j < topo.size(); ++j) {
+      BOOST_TEST(topo.distance(i, j) == topo.distance(j, i));
+    }
+  }
+  BOOST_TEST(nodes.size() == topo.numa_nodes(), "NUMA node indices must be dense");
+}
+
+bool message_is(const std::exception& e, const std::string& expected) {
+  BOOST_TEST(std::string{e.what()} == expected);
+  return std::string{e.what()} == expected;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(topology_discover)
+
+BOOST_AUTO_TEST_CASE(sizes_and_invariants) {
+  const std::vector<unsigned> allowed = allowed_cpus();
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{8}}) {
+    const tine::topology topo = tine::topology::discover(n);
+    BOOST_TEST_CONTEXT("n_workers = " << n) {
+      BOOST_TEST(topo.size() == n);
+      check_well_formed(topo);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::optional<unsigned> cpu = topo.cpu(i);
+        BOOST_REQUIRE(cpu.has_value());
+        BOOST_TEST((std::find(allowed.begin(), allowed.end(), *cpu) != allowed.end()),
+                   "cpu " << *cpu << " is not one this process may run on");
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(more_workers_than_cores_wrap_round) {
+  // Places on one core are exactly those at distance 0; count the cores among as many places as
+  // there are allowed cpus (at least one per core), then check that worker k sits on core k mod C.
+  const std::size_t n_cpus = allowed_cpus().size();
+  const tine::topology one_round = tine::topology::discover(n_cpus);
+  std::size_t n_cores = 0;
+  while (n_cores < n_cpus && (n_cores == 0 || one_round.distance(0, n_cores) != 0)) {
+    ++n_cores;
+  }
+  const tine::topology topo = tine::topology::discover(3 * n_cores + 1);
+  for (std::size_t k = 0; k < topo.size(); ++k) {
+    BOOST_TEST(topo.distance(k, k % n_cores) == 0U);
+    BOOST_TEST(topo.numa_node(k) == topo.numa_node(k % n_cores));
+    for (std::size_t j = 0; j < topo.size(); ++j) {
+      BOOST_TEST(topo.distance(k, j) == topo.distance(k % n_cores, j % n_cores));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(zero_workers_throws_with_a_precise_message) {
+  BOOST_CHECK_EXCEPTION(tine::topology::discover(0), std::invalid_argument, [](const auto& e) {
+    return message_is(e, "tine::topology::discover: n_workers must be at least 1, got 0");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(pinning_binds_the_thread_to_the_place_cpu) {
+  const affinity_guard restore;
+  const tine::topology topo = tine::topology::discover(2);
+  for (std::size_t place = 0; place < topo.size(); ++place) {
+    BOOST_REQUIRE(tine::pin_current_thread(topo, place));
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    BOOST_REQUIRE_EQUAL(pthread_getaffinity_np(pthread_self(), sizeof now, &now), 0);
+    BOOST_TEST(CPU_COUNT(&now) == 1);
+    BOOST_TEST(CPU_ISSET(*topo.cpu(place), &now));
+    BOOST_TEST(sched_getcpu() == static_cast<int>(*topo.cpu(place)));
+  }
+  BOOST_CHECK_THROW(tine::pin_current_thread(topo, topo.size()), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(restricted_cpuset_is_one_core_and_workers_wrap_onto_it) {
+  const affinity_guard restore;
+  const unsigned only = allowed_cpus().front();
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(only, &one);
+  // The test binary is single-threaded here, so the thread's binding is the process's.
+  BOOST_REQUIRE_EQUAL(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+
+  const tine::topology topo = tine::topology::discover(4);
+  BOOST_TEST(topo.size() == 4U);
+  BOOST_TEST(topo.numa_nodes() == 1U);
+  for (std::size_t i = 0; i < topo.size(); ++i) {
+    BOOST_TEST((topo.cpu(i) == std::optional<unsigned>{only}));
+    BOOST_TEST(topo.numa_node(i) == 0U);
+    for (std::size_t j = 0; j < topo.size(); ++j) {
+      BOOST_TEST(topo.distance(i, j) == 0U);
+    }
+  }
+  BOOST_TEST(tine::pin_current_thread(topo, 3));
+}
+
+BOOST_AUTO_TEST_CASE(hwloc_synthetic_two_numa_nodes) {
+  // hwloc can be told to describe a made-up machine: two packages, each with its NUMA node, a
+  // shared L3, a private L2 per core and two hardware threads per core.
+  const env_guard fake{"HWLOC_SYNTHETIC", "pack:2 [numa] l3:1 l2:4 core:1 pu:2"};
+  const tine::topology topo = tine::topology::discover(16);
+  check_well_formed(topo);
+  BOOST_TEST(topo.numa_nodes() == 2U);
+  for (std::size_t k = 0; k < 16; ++k) {
+    const std::size_t core = k % 8;
+    BOOST_TEST(topo.numa_node(k) == core / 4);
+    // First round on each core's first hardware thread, second round on its second.
+    BOOST_TEST((topo.cpu(k) == std::optional<unsigned>{static_cast<unsigned>(2 * core + k / 8)}));
+    for (std::size_t j = 0; j < 16; ++j) {
+      const std::size_t other = j % 8;
+      // Structureless cache levels (the L3 alone in its package, the private L2s) are dropped,
+      // so cores are 1 apart within a package and 2 across, not 3 and 5.
+      const unsigned expected = core == other ? 0U : core / 4 == other / 4 ? 1U : 2U;
+      BOOST_TEST(topo.distance(k, j) == expected);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(hwloc_synthetic_shared_l2_is_a_level) {
+  // Pairs of cores sharing an L2 (as in clusters of small cores): that level brings structure.
+  const env_guard fake{"HWLOC_SYNTHETIC", "pack:1 [numa] l2:2 core:2 pu:1"};
+  const tine::topology topo = tine::topology::discover(4);
+  BOOST_TEST(topo.numa_nodes() == 1U);
+  BOOST_TEST(topo.distance(0, 1) == 1U);
+  BOOST_TEST(topo.distance(0, 2) == 2U);
+  BOOST_TEST(topo.distance(2, 3) == 1U);
+  BOOST_TEST(topo.distance(1, 3) == 2U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(topology_made_up)
+
+BOOST_AUTO_TEST_CASE(synthetic_two_nodes_of_four_cores) {
+  const tine::topology topo = tine::topology::synthetic(2, 4);
+  check_well_formed(topo);
+  BOOST_TEST(topo.size() == 8U);
+  BOOST_TEST(topo.numa_nodes() == 2U);
+  for (std::size_t i = 0; i < 8; ++i) {
+    BOOST_TEST(topo.numa_node(i) == i / 4);
+    BOOST_TEST(!topo.cpu(i).has_value());
+    for (std::size_t j = 0; j < 8; ++j) {
+      const unsigned expected = i == j ? 0U : i / 4 == j / 4 ? 1U : 2U;
+      BOOST_TEST(topo.distance(i, j) == expected);
+    }
+  }
+  // Within a node is nearer than across.
+  BOOST_TEST(topo.distance(0, 3) < topo.distance(0, 4));
+  // No cpu, nothing to pin to: not an error.
+  BOOST_TEST(!tine::pin_current_thread(topo, 0));
+}
+
+BOOST_AUTO_TEST_CASE(synthetic_rejects_empty_machines) {
+  BOOST_CHECK_EXCEPTION(tine::topology::synthetic(0, 4), std::invalid_argument, [](const auto& e) {
+    return message_is(e, "tine::topology::synthetic: nodes and cores_per_node must both be at "
+                         "least 1, got 0 and 4");
+  });
+  BOOST_CHECK_THROW(tine::topology::synthetic(2, 0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(from_distances_accepts_a_valid_matrix) {
+  const tine::topology topo = tine::topology::from_distances({0, 0, 1}, {0, 1, 3,  //
+                                                                         1, 0, 3,  //
+                                                                         3, 3, 0});
+  check_well_formed(topo);
+  BOOST_TEST(topo.numa_nodes() == 2U);
+  BOOST_TEST(topo.distance(0, 2) == 3U);
+  BOOST_TEST((topo == tine::topology::from_distances({0, 0, 1}, {0, 1, 3, 1, 0, 3, 3, 3, 0})));
+  BOOST_TEST(!(topo == tine::topology::synthetic(1, 3)));
+}
+
+BOOST_AUTO_TEST_CASE(from_distances_rejects_malformed_input) {
+  using tine::topology;
+  BOOST_CHECK_EXCEPTION(topology::from_distances({}, {}), std::invalid_argument, [](const auto& e) {
+    return message_is(e, "tine::topology::from_distances: a topology needs at least one place");
+  });
+  BOOST_CHECK_EXCEPTION(
+      topology::from_distances({0, 0}, {0, 1, 1}), std::invalid_argument, [](const auto& e) {
+        return message_is(e, "tine::topology::from_distances: expected 4 distances (n x n for "
+                             "n = 2 places), got 3");
+      });
+  BOOST_CHECK_EXCEPTION(
+      topology::from_distances({0, 0}, {0, 1, 2, 0}), std::invalid_argument, [](const auto& e) {
+        return message_is(e, "tine::topology::from_distances: distances must be symmetric, but "
+                             "distance(0, 1) != distance(1, 0)");
+      });
+  BOOST_CHECK_EXCEPTION(
+      topology::from_distances({0, 0}, {0, 1, 1, 5}), std::invalid_argument, [](const auto& e) {
+        return message_is(e, "tine::topology::from_distances: distance(1, 1) must be 0");
+      });
+  BOOST_CHECK_EXCEPTION(
+      topology::from_distances({0, 2}, {0, 1, 1, 0}), std::invalid_argument, [](const auto& e) {
+        return message_is(e, "tine::topology::from_distances: NUMA node indices must be dense, "
+                             "but no place is on node 1 of 0..2");
+      });
+}
+
+BOOST_AUTO_TEST_CASE(accessors_check_indices) {
+  const tine::topology topo = tine::topology::synthetic(1, 2);
+  BOOST_CHECK_THROW(topo.numa_node(2), std::out_of_range);
+  BOOST_CHECK_THROW(topo.cpu(2), std::out_of_range);
+  BOOST_CHECK_THROW(topo.distance(0, 2), std::out_of_range);
+  BOOST_CHECK_EXCEPTION(topo.distance(5, 0), std::out_of_range, [](const auto& e) {
+    return message_is(e, "tine::topology::distance: place index 5 is out of range for a topology "
+                         "of 2 places");
+  });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
