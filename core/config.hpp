@@ -1,0 +1,60 @@
+#ifndef TINE_CORE_CONFIG_HPP
+#define TINE_CORE_CONFIG_HPP
+
+/// \file config.hpp
+/// Compiler checks and the few macros the rest of tine uses.
+
+#if !defined(__cplusplus) || __cplusplus < 202002L
+#error "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TINE_NOINLINE [[gnu::noinline]]
+#define TINE_ALWAYS_INLINE [[gnu::always_inline]] inline
+#define TINE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TINE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TINE_NOINLINE
+#define TINE_ALWAYS_INLINE inline
+#define TINE_LIKELY(x) (x)
+#define TINE_UNLIKELY(x) (x)
+#endif
+
+/// Symmetric transfer (an await_suspend returning the next coroutine) is a tail call only when
+/// GCC optimises (-O2 and up) and no sanitizer instruments the frames (GCC PR 100897). Without the
+/// tail call every transfer nests a call, and a long run overflows the thread's stack. Then tine
+/// runs a trampoline instead: await_suspend records the next coroutine in the worker context and
+/// the worker's resume loop starts it. Define TINE_SYMMETRIC_TRANSFER to 0 or 1 to override.
+#ifndef TINE_SYMMETRIC_TRANSFER
+// GCC has no macro for the optimisation level: -O1 (no sibling calls) needs an explicit 0.
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define TINE_SYMMETRIC_TRANSFER 1
+#else
+#define TINE_SYMMETRIC_TRANSFER 0
+#endif
+#endif
+
+namespace tine::detail {
+
+/// Misuse that cannot be reported by an exception (for example inside a destructor or on a path
+/// where an exception would lose work) ends the program with a message naming the rule broken.
+[[noreturn]] TINE_NOINLINE inline void fatal(const char* message) noexcept {
+  std::fputs("tine: fatal: ", stderr);
+  std::fputs(message, stderr);
+  std::fputc('\n', stderr);
+  std::abort();
+}
+
+}  // namespace tine::detail
+
+/// Internal invariants, checked in debug builds only.
+#ifndef NDEBUG
+#define TINE_ASSERT(cond, msg) ((cond) ? (void)0 : ::tine::detail::fatal("internal assertion failed: " msg))
+#else
+#define TINE_ASSERT(cond, msg) ((void)0)
+#endif
+
+#endif  // TINE_CORE_CONFIG_HPP

@@ -1,0 +1,199 @@
+#ifndef TINE_CORE_CONTEXT_HPP
+#define TINE_CORE_CONTEXT_HPP
+
+/// \file context.hpp
+/// The worker context: the per-thread state of a worker (its work-stealing deque, its submission
+/// queue and the stack it currently owns), reached through one thread_local pointer, and the small
+/// API a scheduler plugin uses to run, steal and submit work.
+
+#include <coroutine>
+#include <cstddef>
+
+#include <tine/core/config.hpp>
+#include <tine/core/deque.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/stacklet.hpp>
+#include <tine/core/submission_queue.hpp>
+#include <tine/core/submit_node.hpp>
+
+namespace tine {
+
+class worker_context;
+
+namespace detail {
+/// The context bound to this thread, or null on a thread that is not a worker.
+inline thread_local worker_context* tls_context = nullptr;
+}  // namespace detail
+
+/// Per-worker state. A scheduler creates one per worker thread, binds it on that thread with
+/// `bind()`, and drives it from its loop:
+///
+/// ```
+/// ctx.bind();
+/// while (running) {
+///   if (ctx.run_one_submission()) continue;          // root tasks, resume_on arrivals
+///   if (ctx.steal_from(victim) == steal_status::success) continue;  // victim may be ctx itself
+///   ...back off or sleep...
+/// }
+/// ctx.unbind();
+/// ```
+///
+/// Rules: `bind`, `unbind`, `run_one_submission`, `run_submitted` and `steal_from` are called by
+/// the owning thread only, between two pieces of work (never from inside a task); `submit`,
+/// `has_submissions` and `deque_size` may be called from any thread.
+class worker_context {
+ public:
+  explicit worker_context(std::size_t deque_capacity = 1024)
+      : m_deque(deque_capacity), m_top(detail::make_stacklet(detail::initial_stacklet_bytes, nullptr)) {}
+
+  worker_context(const worker_context&) = delete;
+  worker_context& operator=(const worker_context&) = delete;
+
+  ~worker_context() {
+    detail::free_stack(m_top);
+    detail::free_stack(m_spare);
+  }
+
+  /// Makes this the calling thread's context. A thread holds at most one.
+  void bind() noexcept {
+    if (detail::tls_context != nullptr) {
+      detail::fatal("worker_context::bind: this thread is already bound to a worker context");
+    }
+    detail::tls_context = this;
+  }
+
+  void unbind() noexcept {
+    if (detail::tls_context != this) {
+      detail::fatal("worker_context::unbind: this context is not bound to the calling thread");
+    }
+    detail::tls_context = nullptr;
+  }
+
+  /// Queues `node` for this worker; any thread. Returns true if the queue looked empty before.
+  bool submit(submit_node* node) noexcept { return m_submitted.push(node); }
+
+  bool has_submissions() const noexcept { return !m_submitted.empty(); }
+
+  /// Approximate number of stealable continuations in this worker's deque; any thread.
+  std::size_t deque_size() const noexcept { return m_deque.size(); }
+
+  /// Owner: runs one queued submission if there is one.
+  bool run_one_submission() {
+    submit_node* node = m_submitted.pop();
+    if (node == nullptr) {
+      return false;
+    }
+    run_submitted(node);
+    return true;
+  }
+
+  /// Owner: runs `node` (which may come from any queue of the scheduler's choosing) now.
+  void run_submitted(submit_node* node) {
+    check_idle("run_submitted");
+    node->run(node);
+  }
+
+  /// Owner: tries to steal one continuation from `victim` (possibly *this) and runs it.
+  steal_status steal_from(worker_context& victim) {
+    check_idle("steal_from");
+    steal_result<detail::frame*> got = victim.m_deque.steal();
+    if (got.status == steal_status::success) {
+      // Only the thief that took the continuation touches `steals` until the join; the deque's
+      // push (release) / steal (acquire) orders the previous owner's writes before ours.
+      ++got.value->steals;
+      resume(std::coroutine_handle<>::from_address(got.value->coro));
+    }
+    return got.status;
+  }
+
+  // ---- internals used by tine's awaitables -------------------------------------------------
+
+  /// Runs `h` and whatever it transfers to, until the chain suspends with nothing to run next.
+  void resume(std::coroutine_handle<> h) {
+#if TINE_SYMMETRIC_TRANSFER
+    h.resume();
+#else
+    while (h) {
+      m_next = nullptr;
+      h.resume();
+      h = m_next;
+    }
+#endif
+  }
+
+  /// What an await_suspend returns to switch to `next`: `next` itself (a tail call) or, in
+  /// trampoline builds, a no-op after recording `next` for resume()'s loop.
+  TINE_ALWAYS_INLINE std::coroutine_handle<> transfer(std::coroutine_handle<> next) noexcept {
+#if TINE_SYMMETRIC_TRANSFER
+    return next;
+#else
+    m_next = next;
+    return std::noop_coroutine();
+#endif
+  }
+
+  /// The deque of continuations (parents that forked).
+  deque<detail::frame*>& tasks() noexcept { return m_deque; }
+
+  /// Top stacklet of the stack this worker owns.
+  detail::stacklet*& top() noexcept { return m_top; }
+
+  /// Gives up the current stack (now owned by a suspended task) and starts a fresh one.
+  void release_stack() {
+    if (m_spare != nullptr) {
+      m_top = m_spare;
+      m_spare = nullptr;
+    } else {
+      m_top = detail::make_stacklet(detail::initial_stacklet_bytes, nullptr);
+    }
+  }
+
+  /// Takes ownership of the stack whose top is `stack`; the current stack must be empty.
+  void adopt_stack(detail::stacklet* stack) noexcept {
+    if (m_top == stack) {
+      return;
+    }
+    TINE_ASSERT(detail::stack_is_empty(m_top), "a worker adopts a stack only when its own is empty");
+    if (m_spare == nullptr) {
+      m_spare = m_top;
+    } else {
+      detail::free_stack(m_top);
+    }
+    m_top = stack;
+  }
+
+ private:
+  void check_idle(const char* what) noexcept {
+    if (detail::tls_context != this) {
+      detail::fatal("worker_context: run_submitted/steal_from called on a thread this context is not bound to");
+    }
+    if (!detail::stack_is_empty(m_top)) {
+      (void)what;
+      detail::fatal("worker_context: run_submitted/steal_from called from inside a task (the worker's stack is not empty)");
+    }
+  }
+
+  deque<detail::frame*> m_deque;
+  intrusive_mpsc<submit_node> m_submitted;
+  detail::stacklet* m_top;
+  detail::stacklet* m_spare = nullptr;
+#if !TINE_SYMMETRIC_TRANSFER
+  std::coroutine_handle<> m_next;
+#endif
+};
+
+/// The worker context bound to the calling thread, or null when it is not a worker.
+inline worker_context* current_worker() noexcept { return detail::tls_context; }
+
+namespace detail {
+
+/// The context of the calling worker thread; tasks only ever run on one.
+TINE_ALWAYS_INLINE worker_context& context() noexcept {
+  TINE_ASSERT(tls_context != nullptr, "tine code ran on a thread that is not a worker");
+  return *tls_context;
+}
+
+}  // namespace detail
+}  // namespace tine
+
+#endif  // TINE_CORE_CONTEXT_HPP

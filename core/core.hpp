@@ -1,0 +1,17 @@
+#ifndef TINE_CORE_CORE_HPP
+#define TINE_CORE_CORE_HPP
+
+/// \file core.hpp
+/// Everything in tine's core: tasks, fork/call/join, sync_wait, the stack allocation API,
+/// explicit scheduling and the worker context that scheduler plugins drive.
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/resume_on.hpp>
+#include <tine/core/stack_alloc.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+
+#endif  // TINE_CORE_CORE_HPP

@@ -1,0 +1,159 @@
+#ifndef TINE_CORE_FORK_CALL_HPP
+#define TINE_CORE_FORK_CALL_HPP
+
+/// \file fork_call.hpp
+/// `tine::fork` and `tine::call` (libfork paper, algorithm 3).
+///
+/// Both start a child task on the current worker's stack and switch to it at once (symmetric
+/// transfer). `fork` first pushes the parent's continuation onto the worker's deque, where a
+/// thief may take it; `call` does not, so nothing can be stolen. Results are written to `*result`
+/// and, like exceptions, are safe to use after the next `co_await tine::join()`.
+///
+/// ```
+/// co_await tine::fork(&a, fib, n - 1);  // child runs now; the rest of this task may be stolen
+/// co_await tine::call(&b, fib, n - 2);  // plain call, nothing to steal
+/// co_await tine::join();                // wait for the forked child
+/// ```
+///
+/// Argument lifetimes: arguments are passed to the child when it starts. A parameter taken by
+/// value is copied into the child's frame (always safe). A parameter taken by reference must
+/// refer to an object that outlives the join (a local of the parent, not a temporary); rvalue
+/// reference parameters are rejected at compile time. The callable itself is referenced by the
+/// child: pass a named callable, a function, or a capture-less lambda.
+
+#include <coroutine>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/config.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine {
+namespace detail {
+
+template <typename X>
+struct task_value;
+template <typename T>
+struct task_value<task<T>> {
+  using type = T;
+};
+
+/// The awaitable behind fork and call; `Fork` selects whether the parent is offered to thieves.
+template <bool Fork, typename R, typename F, typename... Args>
+struct spawn_request {
+  using tine_request = void;
+  using child_task = std::invoke_result_t<F, Args...>;
+  using value_type = typename task_value<child_task>::type;
+
+  R* result;
+  F&& fn;
+  std::tuple<Args&&...> args;
+  frame* parent = nullptr;
+
+  spawn_request bind(frame& f) && noexcept {
+    parent = &f;
+    return std::move(*this);
+  }
+
+  bool await_ready() const noexcept { return false; }
+
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) {
+    worker_context& ctx = context();
+    if constexpr (Fork) {
+      if (!parent->in_scope) {
+        // First fork of this scope: remember the stack the parent lives on, before the child is
+        // allocated (which may move the top to a new stacklet), so the worker that resumes the
+        // parent after the join can adopt it.
+        parent->in_scope = true;
+        parent->stack = ctx.top();
+      }
+    }
+    child_task child = std::apply(
+        [this](Args&&... a) { return std::invoke(std::forward<F>(fn), std::forward<Args>(a)...); },
+        std::move(args));
+    promise<value_type>* p = task_access::release(child);
+    if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
+      p->result = result;
+    }
+    p->frame_header.parent = parent;
+    p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
+    std::coroutine_handle<> child_handle = std::coroutine_handle<>::from_address(p->frame_header.coro);
+    if constexpr (Fork) {
+      try {
+        ctx.tasks().push(parent);  // from here a thief may resume the parent: touch it no more
+      } catch (...) {
+        child_handle.destroy();  // the deque could not grow; the parent rethrows at this co_await
+        throw;
+      }
+    }
+    return ctx.transfer(child_handle);
+  }
+
+  void await_resume() const noexcept {}
+};
+
+template <typename F>
+inline constexpr bool safe_callable =
+    !(std::is_rvalue_reference_v<F&&> && std::is_class_v<std::remove_cvref_t<F>> &&
+      !std::is_empty_v<std::remove_cvref_t<F>>);
+
+template <typename R, typename F, typename... Args>
+consteval void check_spawn() {
+  static_assert(safe_callable<F>,
+                "tine::fork/call: the callable is a temporary with state (for example a lambda with "
+                "captures); the child refers to it after this statement ends. Name it first: "
+                "auto f = [..](..) -> tine::task<T> {..}; co_await tine::fork(&r, f, args...);");
+  if constexpr (!std::is_void_v<R>) {
+    using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
+    static_assert(std::is_same_v<R, T>,
+                  "tine::fork/call(&r, fn, args...): r must have exactly the type the task returns "
+                  "(fn returns tine::task<T>, so r must be a T)");
+  }
+}
+
+}  // namespace detail
+
+/// Forks `fn(args...)`: runs it now, leaving the rest of this task to thieves; its result is
+/// written to `*result`, valid after the next `co_await tine::join()`.
+template <typename R, typename F, typename... Args>
+  requires task_function<F, Args...>
+[[nodiscard]] auto fork(R* result, F&& fn, Args&&... args) {
+  detail::check_spawn<R, F, Args...>();
+  return detail::spawn_request<true, R, F, Args...>{result, std::forward<F>(fn),
+                                                    std::forward_as_tuple(std::forward<Args>(args)...)};
+}
+
+/// Forks `fn(args...)` and discards its result.
+template <typename F, typename... Args>
+  requires task_function<F, Args...>
+[[nodiscard]] auto fork(F&& fn, Args&&... args) {
+  detail::check_spawn<void, F, Args...>();
+  return detail::spawn_request<true, void, F, Args...>{nullptr, std::forward<F>(fn),
+                                                       std::forward_as_tuple(std::forward<Args>(args)...)};
+}
+
+/// Calls `fn(args...)` as a child task (nothing can be stolen); result in `*result`.
+template <typename R, typename F, typename... Args>
+  requires task_function<F, Args...>
+[[nodiscard]] auto call(R* result, F&& fn, Args&&... args) {
+  detail::check_spawn<R, F, Args...>();
+  return detail::spawn_request<false, R, F, Args...>{result, std::forward<F>(fn),
+                                                     std::forward_as_tuple(std::forward<Args>(args)...)};
+}
+
+/// Calls `fn(args...)` as a child task and discards its result.
+template <typename F, typename... Args>
+  requires task_function<F, Args...>
+[[nodiscard]] auto call(F&& fn, Args&&... args) {
+  detail::check_spawn<void, F, Args...>();
+  return detail::spawn_request<false, void, F, Args...>{nullptr, std::forward<F>(fn),
+                                                        std::forward_as_tuple(std::forward<Args>(args)...)};
+}
+
+}  // namespace tine
+
+#endif  // TINE_CORE_FORK_CALL_HPP

@@ -1,0 +1,82 @@
+#ifndef TINE_CORE_FRAME_HPP
+#define TINE_CORE_FRAME_HPP
+
+/// \file frame.hpp
+/// The header every task's coroutine promise carries: who to resume next, where the task's stack
+/// is, and Nowa's wait-free split join counter (Nowa paper, section IV).
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <new>
+#include <type_traits>
+
+#include <tine/core/config.hpp>
+#include <tine/core/stacklet.hpp>
+
+namespace tine::detail {
+
+struct root_sink;
+
+/// How a task was started, which decides what its final awaitable does.
+enum class frame_kind : std::uint8_t {
+  root,  ///< started by sync_wait: report to a root_sink
+  call,  ///< started by tine::call: the parent waits, resume it directly
+  fork,  ///< started by tine::fork: the parent's continuation may have been stolen
+};
+
+struct frame {
+  /// Nowa's I_max: the join counter starts here, so it cannot reach zero before the explicit join
+  /// subtracts (I_max - steals).
+  static constexpr std::uint32_t max_joins = std::numeric_limits<std::uint32_t>::max();
+
+  void* coro = nullptr;  ///< std::coroutine_handle<>::address() of the task.
+  union {
+    frame* parent;     ///< kind call/fork: the task that started this one.
+    root_sink* root;   ///< kind root: where the result is reported.
+  };
+  /// Top stacklet of the stack this frame lives on, recorded whenever the task may give up its
+  /// worker (the first fork of a scope, resume_on): the worker that resumes it adopts that stack.
+  stacklet* stack = nullptr;
+  /// The first exception of this task or a child, boxed on the heap so that the frame stays
+  /// trivially destructible (exceptions are rare; frames are freed without running destructors).
+  std::exception_ptr* exception = nullptr;
+  std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
+  std::uint32_t steals = 0;                   ///< Times the continuation was stolen (Nowa's alpha).
+  std::atomic<bool> has_exception{false};
+  frame_kind kind = frame_kind::call;
+  bool in_scope = false;  ///< Forked since the last join.
+  bool at_final = false;  ///< Reached its end with children outstanding (implicit join pending).
+
+  frame() noexcept : parent(nullptr) {}
+  frame(const frame&) = delete;
+  frame& operator=(const frame&) = delete;
+
+  /// Records `e` unless an exception is already stored; several children may fail concurrently.
+  void stash_exception(std::exception_ptr e) noexcept {
+    // acq_rel: exactly one writer wins the flag; the box itself is published to the reader by the
+    // join counter's release/acquire (or by program order when nothing was stolen).
+    if (!has_exception.exchange(true, std::memory_order_acq_rel)) {
+      exception = new (std::nothrow) std::exception_ptr(std::move(e));
+      if (exception == nullptr) {
+        fatal("out of memory while storing a task's exception");
+      }
+    }
+  }
+
+  /// Takes the stored exception (the caller has synchronised with every child).
+  std::exception_ptr take_exception() noexcept {
+    std::exception_ptr e = std::move(*exception);
+    delete exception;
+    exception = nullptr;
+    has_exception.store(false, std::memory_order_relaxed);
+    return e;
+  }
+};
+
+static_assert(std::is_trivially_destructible_v<frame>, "frames are freed without running destructors");
+
+}  // namespace tine::detail
+
+#endif  // TINE_CORE_FRAME_HPP

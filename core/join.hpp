@@ -1,0 +1,83 @@
+#ifndef TINE_CORE_JOIN_HPP
+#define TINE_CORE_JOIN_HPP
+
+/// \file join.hpp
+/// `co_await tine::join()`: wait for every child forked since the last join (libfork paper,
+/// algorithm 4, with Nowa's wait-free split counter). The join is greedy: the last strand to
+/// arrive continues the task, so no worker ever blocks. If a child (or this task, between fork and
+/// join) threw, the first exception is rethrown here, after all children have finished.
+
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <utility>
+
+#include <tine/core/config.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/frame.hpp>
+
+namespace tine {
+namespace detail {
+
+struct join_awaitable {
+  frame* self;
+
+  bool await_ready() const noexcept {
+    if (TINE_LIKELY(self->steals == 0)) {
+      return true;  // nothing stolen: every child already ran to completion on this worker
+    }
+    // acquire: if every stolen strand has already joined, their writes become visible here.
+    if (self->joins.load(std::memory_order_acquire) == frame::max_joins - self->steals) {
+      context().adopt_stack(self->stack);
+      return true;
+    }
+    return false;
+  }
+
+  bool await_suspend(std::coroutine_handle<>) const noexcept {
+    // Nowa: restore N_tau = N'_tau - (I_max - alpha). Reaching zero means we arrived last.
+    const std::uint32_t k = frame::max_joins - self->steals;
+    stacklet* stack = self->stack;
+    // acq_rel: release publishes this strand's writes to the child that will resume us; acquire,
+    // when we are last, makes the children's writes visible.
+    worker_context& ctx = context();
+    if (self->joins.fetch_sub(k, std::memory_order_acq_rel) == k) {
+      ctx.adopt_stack(stack);
+      return false;  // everyone else is done: continue at once
+    }
+    // The last child to finish resumes us; touch nothing more. If we were running on our own
+    // stack (a child that moved away with resume_on can leave our continuation to be popped by
+    // another child on the stack we live on), it goes with us to whoever resumes us.
+    if (ctx.top() == stack) {
+      ctx.release_stack();
+    }
+    return true;
+  }
+
+  void await_resume() const {
+    self->in_scope = false;
+    if (self->steals != 0) {
+      self->steals = 0;
+      // relaxed: no other strand touches the counter until the next fork publishes this frame
+      // again through the deque (release/acquire).
+      self->joins.store(frame::max_joins, std::memory_order_relaxed);
+    }
+    if (TINE_UNLIKELY(self->has_exception.load(std::memory_order_relaxed))) {
+      std::rethrow_exception(self->take_exception());
+    }
+  }
+};
+
+struct join_request {
+  using tine_request = void;
+  join_awaitable bind(frame& f) const noexcept { return {&f}; }
+};
+
+}  // namespace detail
+
+/// Waits for all children forked since the last join; rethrows the first exception among them.
+[[nodiscard]] inline detail::join_request join() noexcept { return {}; }
+
+}  // namespace tine
+
+#endif  // TINE_CORE_JOIN_HPP

@@ -1,0 +1,75 @@
+#ifndef TINE_CORE_RESUME_ON_HPP
+#define TINE_CORE_RESUME_ON_HPP
+
+/// \file resume_on.hpp
+/// Explicit scheduling (libfork paper, section III-D1): `co_await tine::resume_on(s)` suspends the
+/// task and resumes it on scheduler `s` (another pool, an inline scheduler, or one chosen worker
+/// such as `pool.worker(2)`), through that worker's submission queue. The task's stack moves with
+/// it; the worker it leaves starts a fresh stack and goes back to stealing.
+///
+/// Only allowed outside a fork-join scope (join first): otherwise `std::logic_error`.
+
+#include <coroutine>
+#include <stdexcept>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/submit_node.hpp>
+
+namespace tine {
+namespace detail {
+
+/// The submission a moving task leaves in the target's queue; it lives in the task's frame.
+struct moving_task : submit_node {
+  frame* task = nullptr;
+
+  static void arrive(submit_node* node) {
+    frame* f = static_cast<moving_task*>(node)->task;
+    worker_context& ctx = context();
+    ctx.adopt_stack(f->stack);
+    ctx.resume(std::coroutine_handle<>::from_address(f->coro));
+  }
+};
+
+template <scheduler S>
+struct resume_on_request {
+  using tine_request = void;
+  S* target;
+  moving_task node{};
+
+  resume_on_request bind(frame& f) && noexcept {
+    node.task = &f;
+    node.run = &moving_task::arrive;
+    return *this;
+  }
+
+  bool await_ready() const {
+    if (node.task->in_scope) {
+      throw std::logic_error("tine::resume_on: a task cannot move between a fork and its join; co_await tine::join() first");
+    }
+    return false;
+  }
+
+  void await_suspend(std::coroutine_handle<>) {
+    worker_context& ctx = context();
+    frame* f = node.task;
+    f->stack = ctx.top();
+    ctx.release_stack();
+    target->schedule(&node);  // the task may now run elsewhere: this object is in its frame
+  }
+
+  void await_resume() const noexcept {}
+};
+
+}  // namespace detail
+
+/// Moves the calling task to scheduler (or worker) `target`; see the file comment.
+template <scheduler S>
+[[nodiscard]] detail::resume_on_request<S> resume_on(S& target) noexcept {
+  return {&target};
+}
+
+}  // namespace tine
+
+#endif  // TINE_CORE_RESUME_ON_HPP

@@ -1,0 +1,149 @@
+#ifndef TINE_CORE_STACK_ALLOC_HPP
+#define TINE_CORE_STACK_ALLOC_HPP
+
+/// \file stack_alloc.hpp
+/// The stack allocation API (libfork paper, section III-C): a task may allocate an array on the
+/// segmented stack it lives on, a portable `alloca` that cannot overflow. Typical use is a buffer
+/// for the partial results of a fork-join scope:
+///
+/// ```
+/// tine::stack_array<long> parts = co_await tine::stack_alloc<long>(n);
+/// for (std::size_t i = 0; i < n; ++i) co_await tine::fork(&parts[i], work, i);
+/// co_await tine::join();
+/// ```
+///
+/// Rules, each checked:
+/// - allocate outside a fork-join scope (before the first fork or after a join): inside a scope
+///   the task may be running on a thief's stack (`std::logic_error`);
+/// - arrays are freed in the reverse order of their allocation, inside the task that made them,
+///   and not between a fork and its join; C++ scopes give this order naturally (breaking it ends
+///   the program with a message).
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/config.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/stacklet.hpp>
+
+namespace tine {
+namespace detail {
+template <typename T>
+struct stack_alloc_request;
+}  // namespace detail
+
+/// `n` default-initialised objects of type T on the current worker's stack, freed (in FILO order)
+/// when the array is destroyed. Move-constructible, not assignable.
+template <typename T>
+class stack_array {
+ public:
+  stack_array(stack_array&& other) noexcept
+      : m_data(std::exchange(other.m_data, nullptr)),
+        m_size(std::exchange(other.m_size, 0)),
+        m_owner(other.m_owner) {}
+  stack_array(const stack_array&) = delete;
+  stack_array& operator=(const stack_array&) = delete;
+  stack_array& operator=(stack_array&&) = delete;
+
+  ~stack_array() {
+    if (m_data == nullptr) {
+      return;
+    }
+    std::destroy_n(m_data, m_size);
+    if (m_owner->in_scope) {
+      detail::fatal("tine::stack_array destroyed between a fork and its join; keep it alive until after the join");
+    }
+    detail::stacklet*& top = detail::context().top();
+    auto* p = reinterpret_cast<std::byte*>(m_data);
+    if (p + detail::round_to_stack_alignment(m_size * sizeof(T)) != top->sp) {
+      detail::fatal("tine::stack_array freed out of order: stack allocations must be freed in the reverse order of allocation");
+    }
+    detail::stack_pop(top, p);
+  }
+
+  T* data() noexcept { return m_data; }
+  const T* data() const noexcept { return m_data; }
+  std::size_t size() const noexcept { return m_size; }
+  bool empty() const noexcept { return m_size == 0; }
+  T& operator[](std::size_t i) noexcept { return m_data[i]; }
+  const T& operator[](std::size_t i) const noexcept { return m_data[i]; }
+  T* begin() noexcept { return m_data; }
+  T* end() noexcept { return m_data + m_size; }
+  const T* begin() const noexcept { return m_data; }
+  const T* end() const noexcept { return m_data + m_size; }
+  std::span<T> span() noexcept { return {m_data, m_size}; }
+  operator std::span<T>() noexcept { return span(); }
+
+ private:
+  template <typename>
+  friend struct detail::stack_alloc_request;
+
+  stack_array(T* data, std::size_t size, detail::frame* owner) noexcept
+      : m_data(data), m_size(size), m_owner(owner) {}
+
+  T* m_data;
+  std::size_t m_size;
+  detail::frame* m_owner;
+};
+
+namespace detail {
+
+template <typename T>
+struct stack_alloc_request {
+  using tine_request = void;
+  std::size_t count;
+  frame* owner = nullptr;
+
+  stack_alloc_request bind(frame& f) && noexcept {
+    owner = &f;
+    return *this;
+  }
+
+  bool await_ready() const noexcept { return true; }
+  void await_suspend(std::coroutine_handle<>) const noexcept {}
+
+  stack_array<T> await_resume() const {
+    if (owner->in_scope) {
+      throw std::logic_error(
+          "tine::stack_alloc: cannot allocate between a fork and its join (the task may be running "
+          "on a thief's stack); allocate before the first fork or after the join");
+    }
+    if (count == 0) {
+      return stack_array<T>(nullptr, 0, owner);
+    }
+    if (count > (static_cast<std::size_t>(-1) / 2) / sizeof(T)) {
+      throw std::length_error("tine::stack_alloc: requested size is too large");
+    }
+    stacklet*& top = context().top();
+    void* raw = stack_push(top, count * sizeof(T));
+    T* data = static_cast<T*>(raw);
+    try {
+      std::uninitialized_default_construct_n(data, count);
+    } catch (...) {
+      stack_pop(top, raw);
+      throw;
+    }
+    return stack_array<T>(data, count, owner);
+  }
+};
+
+}  // namespace detail
+
+/// Allocates `count` default-initialised T on the current task's stack: `co_await
+/// tine::stack_alloc<T>(count)` yields a `tine::stack_array<T>`.
+template <typename T>
+[[nodiscard]] detail::stack_alloc_request<T> stack_alloc(std::size_t count) noexcept {
+  static_assert(alignof(T) <= detail::stack_alignment,
+                "tine::stack_alloc: over-aligned types (alignof(T) > alignof(std::max_align_t)) are not supported");
+  static_assert(!std::is_reference_v<T> && !std::is_const_v<T>, "tine::stack_alloc<T>: T must be a non-const object type");
+  return {count};
+}
+
+}  // namespace tine
+
+#endif  // TINE_CORE_STACK_ALLOC_HPP

@@ -1,0 +1,96 @@
+#ifndef TINE_CORE_SYNC_WAIT_HPP
+#define TINE_CORE_SYNC_WAIT_HPP
+
+/// \file sync_wait.hpp
+/// `tine::sync_wait(scheduler, fn, args...)`: the bridge from ordinary code into tine. Starts
+/// `fn(args...)` as a root task on the scheduler, blocks the calling thread until it completes,
+/// and returns its value or rethrows its exception.
+///
+/// Call it from a thread that is not a worker: inside a task use `co_await tine::call(...)`.
+/// Calling it on a worker throws `std::logic_error` instead of deadlocking.
+
+#include <coroutine>
+#include <functional>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/root_sink.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine {
+namespace detail {
+
+template <typename T>
+struct root_result {
+  T value{};
+};
+template <>
+struct root_result<void> {};
+
+template <typename T, typename F, typename... Args>
+struct root_job : submit_node, root_sink, root_result<T> {
+  F&& fn;
+  std::tuple<Args&&...> args;
+
+  root_job(F&& f, Args&&... a) : fn(std::forward<F>(f)), args(std::forward<Args>(a)...) {
+    run = &root_job::start;
+  }
+
+  static void start(submit_node* node) {
+    auto* self = static_cast<root_job*>(node);
+    promise<T>* p = nullptr;
+    try {
+      auto t = std::apply(
+          [self](Args&&... a) { return std::invoke(std::forward<F>(self->fn), std::forward<Args>(a)...); },
+          std::move(self->args));
+      p = task_access::release(t);
+    } catch (...) {
+      // Creating the task failed (no memory, or an argument's copy threw): report, do not hang.
+      self->exception = std::current_exception();
+      self->complete();
+      return;
+    }
+    if constexpr (!std::is_void_v<T>) {
+      p->result = &self->value;
+    }
+    p->frame_header.kind = frame_kind::root;
+    p->frame_header.root = self;
+    context().resume(std::coroutine_handle<>::from_address(p->frame_header.coro));
+  }
+};
+
+}  // namespace detail
+
+/// Runs `fn(args...)` on `sched` and waits for it; returns its result or rethrows its exception.
+/// Arguments are passed by reference to the root task and live until it completes.
+template <scheduler S, typename F, typename... Args>
+  requires task_function<F, Args...>
+auto sync_wait(S& sched, F&& fn, Args&&... args) {
+  using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
+  static_assert(std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
+                "tine::sync_wait: the root task's return type must be default-constructible and move-assignable");
+  if (current_worker() != nullptr) {
+    throw std::logic_error(
+        "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
+        "co_await tine::call(&result, fn, args...) instead");
+  }
+  detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
+  sched.schedule(&job);
+  job.wait();
+  if (job.exception) {
+    std::rethrow_exception(job.exception);
+  }
+  if constexpr (!std::is_void_v<T>) {
+    return std::move(job.value);
+  }
+}
+
+}  // namespace tine
+
+#endif  // TINE_CORE_SYNC_WAIT_HPP

@@ -1,0 +1,194 @@
+#ifndef TINE_CORE_TASK_HPP
+#define TINE_CORE_TASK_HPP
+
+/// \file task.hpp
+/// `tine::task<T>`: the return type of every tine coroutine, and its promise.
+///
+/// A coroutine returning `task<T>` is a task. Its frame is allocated on the calling worker's
+/// segmented stack, not the heap. A task does nothing until it is started by `tine::fork`,
+/// `tine::call` or `tine::sync_wait`; its result is written straight into the variable the caller
+/// named. Inside a task, `co_await` accepts only tine's awaitables (fork, call, join, resume_on,
+/// stack_alloc), because they keep the worker's stack and deque consistent.
+
+#include <concepts>
+#include <coroutine>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/config.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/final.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/stacklet.hpp>
+
+namespace tine {
+
+template <typename T = void>
+class task;
+
+namespace detail {
+
+template <typename T>
+inline constexpr bool dependent_false = false;
+
+/// Something a task may co_await: tine's request objects expose `bind(frame&)`, which returns the
+/// awaitable that does the work with the awaiting task's frame in hand.
+template <typename R>
+concept request = requires(std::remove_cvref_t<R>& r, frame& f) {
+  typename std::remove_cvref_t<R>::tine_request;
+  std::move(r).bind(f);
+};
+
+struct promise_base {
+  frame frame_header;
+
+  static void* operator new(std::size_t bytes) {
+    worker_context* ctx = tls_context;
+    if (TINE_UNLIKELY(ctx == nullptr)) {
+      fatal("a task was created on a thread that is not a tine worker; start tasks with "
+            "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / tine::call");
+    }
+    void* p = stack_push(ctx->top(), bytes);
+#ifndef NDEBUG
+    last_frame_allocation = p;
+#endif
+    return p;
+  }
+
+#ifndef NDEBUG
+  /// Checks the assumption behind freeing trivial frames by address: the coroutine handle's
+  /// address is the start of the allocation (true for GCC and Clang).
+  static inline thread_local void* last_frame_allocation = nullptr;
+#endif
+
+  static void operator delete(void* p, std::size_t) noexcept { stack_pop(context().top(), p); }
+
+  std::suspend_always initial_suspend() const noexcept { return {}; }
+
+  void unhandled_exception() noexcept { frame_header.stash_exception(std::current_exception()); }
+
+  // The awaitable is returned by value: GCC 12 copies an awaiter returned by reference.
+  template <request R>
+  auto await_transform(R&& r) {
+    return std::move(r).bind(frame_header);
+  }
+
+  template <typename A>
+    requires(!request<A>)
+  void await_transform(A&&) {
+    static_assert(dependent_false<A>,
+                  "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
+                  "tine::resume_on and tine::stack_alloc; other awaitables could resume the task on "
+                  "a thread that is not a worker");
+  }
+};
+
+template <typename T>
+struct promise : promise_base {
+  T* result = nullptr;  ///< Where co_return writes; null when the caller discards the value.
+
+  template <typename U>
+    requires std::is_assignable_v<T&, U&&>
+  void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
+    if (result != nullptr) {
+      *result = std::forward<U>(value);
+    }
+  }
+};
+
+template <>
+struct promise<void> : promise_base {
+  void return_void() const noexcept {}
+};
+
+/// The promise type of a task; `Trivial` when every parameter is trivially destructible, so the
+/// frame can be freed without calling the coroutine's destroy function.
+template <typename T, bool Trivial>
+struct promise_of : promise<T> {
+  task<T> get_return_object() noexcept;
+  final_awaitable<Trivial> final_suspend() const noexcept { return {}; }
+};
+
+/// Lets tine's awaitables take the promise out of a task.
+struct task_access;
+
+}  // namespace detail
+
+/// The return type of a tine task returning `T` (`void` by default). Move-only; users do not
+/// normally hold one: they name the coroutine function in `fork`, `call` or `sync_wait`.
+template <typename T>
+class [[nodiscard("a tine::task does nothing unless it is started with tine::fork, tine::call or tine::sync_wait")]] task {
+ public:
+  using value_type = T;
+
+  task(task&& other) noexcept : m_promise(std::exchange(other.m_promise, nullptr)) {}
+  task& operator=(task&&) = delete;
+  task(const task&) = delete;
+  task& operator=(const task&) = delete;
+
+  /// A task that was never started is destroyed with its frame.
+  ~task() {
+    if (m_promise != nullptr) {
+      std::coroutine_handle<>::from_address(m_promise->frame_header.coro).destroy();
+    }
+  }
+
+ private:
+  template <typename, bool>
+  friend struct detail::promise_of;
+  friend struct detail::task_access;
+
+  explicit task(detail::promise<T>* p) noexcept : m_promise(p) {}
+
+  detail::promise<T>* m_promise;
+};
+
+namespace detail {
+
+template <typename T, bool Trivial>
+task<T> promise_of<T, Trivial>::get_return_object() noexcept {
+  void* address = std::coroutine_handle<promise_of>::from_promise(*this).address();
+  TINE_ASSERT(address == promise_base::last_frame_allocation,
+              "a coroutine frame must start at the address its allocation returned");
+  this->frame_header.coro = address;
+  return task<T>(this);
+}
+
+struct task_access {
+  template <typename T>
+  static promise<T>* release(task<T>& t) noexcept {
+    return std::exchange(t.m_promise, nullptr);
+  }
+};
+
+template <typename X>
+struct is_task : std::false_type {};
+template <typename T>
+struct is_task<task<T>> : std::true_type {};
+
+}  // namespace detail
+
+/// True for the result of a callable that is a tine task: `task<T>` for some T.
+template <typename X>
+concept task_type = detail::is_task<X>::value;
+
+/// `fn(args...)` is a tine task.
+template <typename F, typename... Args>
+concept task_function = std::invocable<F, Args...> && task_type<std::invoke_result_t<F, Args...>>;
+
+}  // namespace tine
+
+/// Selects tine's promise for every coroutine returning tine::task<T>, and rejects rvalue
+/// reference parameters: a forked child may outlive the temporary such a parameter refers to.
+template <typename T, typename... Params>
+struct std::coroutine_traits<tine::task<T>, Params...> {
+  static_assert(!(std::is_rvalue_reference_v<Params> || ...),
+                "tine: a task may not take a parameter by rvalue reference (T&&, including a "
+                "forwarding reference bound to a temporary): a forked child can outlive the "
+                "temporary it refers to. Take the parameter by value instead.");
+  using promise_type =
+      tine::detail::promise_of<T, ((std::is_reference_v<Params> || std::is_trivially_destructible_v<Params>) && ...)>;
+};
+
+#endif  // TINE_CORE_TASK_HPP

@@ -1,0 +1,82 @@
+#ifndef TINE_SCHEDULERS_INLINE_SCHEDULER_HPP
+#define TINE_SCHEDULERS_INLINE_SCHEDULER_HPP
+
+/// \file inline_scheduler.hpp
+/// `tine::inline_scheduler`: a single worker thread. Forked children run in program order and
+/// nothing is ever stolen by another thread, so runs are deterministic: the scheduler for tests,
+/// debugging and measuring the runtime's serial overhead.
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/submit_node.hpp>
+
+namespace tine {
+
+class inline_scheduler {
+ public:
+  inline_scheduler() : m_thread([this] { loop(); }) {}
+
+  inline_scheduler(const inline_scheduler&) = delete;
+  inline_scheduler& operator=(const inline_scheduler&) = delete;
+
+  /// Stops the worker after it has run everything already submitted. Destroy the scheduler only
+  /// once every sync_wait on it has returned.
+  ~inline_scheduler() {
+    m_stop.store(true, std::memory_order_release);
+    wake();
+    m_thread.join();
+  }
+
+  /// Queues `node` for the worker; any thread.
+  void schedule(submit_node* node) noexcept {
+    m_context.submit(node);
+    wake();
+  }
+
+  /// The worker's context (for inspection; the worker thread owns it).
+  worker_context& context() noexcept { return m_context; }
+
+ private:
+  void wake() noexcept {
+    // release: the queued node (and the stop flag) are visible to the worker once it sees the
+    // new epoch; the worker re-checks its queue after reading the epoch, so no wake-up is lost.
+    m_epoch.fetch_add(1, std::memory_order_release);
+    m_epoch.notify_one();
+  }
+
+  void loop() {
+    m_context.bind();
+    for (;;) {
+      // acquire: pairs with wake(); read before checking for work so a concurrent submission
+      // either is seen by the checks below or changes the epoch we then wait on.
+      const std::uint32_t epoch = m_epoch.load(std::memory_order_acquire);
+      if (m_context.run_one_submission()) {
+        continue;
+      }
+      // A task that moved away with resume_on may have left continuations in our deque.
+      if (m_context.steal_from(m_context) != steal_status::empty) {
+        continue;
+      }
+      if (m_stop.load(std::memory_order_acquire)) {
+        break;
+      }
+      m_epoch.wait(epoch, std::memory_order_acquire);
+    }
+    m_context.unbind();
+  }
+
+  worker_context m_context;
+  std::atomic<std::uint32_t> m_epoch{0};
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
+static_assert(scheduler<inline_scheduler>);
+
+}  // namespace tine
+
+#endif  // TINE_SCHEDULERS_INLINE_SCHEDULER_HPP

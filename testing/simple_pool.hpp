@@ -1,0 +1,103 @@
+#ifndef TINE_TESTING_SIMPLE_POOL_HPP
+#define TINE_TESTING_SIMPLE_POOL_HPP
+
+/// \file simple_pool.hpp
+/// A deliberately small scheduler written only against tine's public core API, the way a user
+/// would write one: N threads, one worker_context each, one shared submission queue, random
+/// victims, spinning with a yield when idle. Tests use it to exercise stealing without depending on
+/// tine's own pools, and the conformance kit checks it like any other scheduler.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <deque>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/submit_node.hpp>
+
+namespace tine::testing {
+
+class simple_pool {
+ public:
+  explicit simple_pool(std::size_t n) {
+    if (n == 0) {
+      throw std::invalid_argument("simple_pool: needs at least one worker");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      m_contexts.push_back(std::make_unique<worker_context>());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      m_threads.emplace_back([this, i] { loop(i); });
+    }
+  }
+
+  simple_pool(const simple_pool&) = delete;
+  simple_pool& operator=(const simple_pool&) = delete;
+
+  ~simple_pool() {
+    m_stop.store(true, std::memory_order_release);
+    for (auto& t : m_threads) {
+      t.join();
+    }
+  }
+
+  void schedule(submit_node* node) {
+    std::lock_guard lock(m_mutex);
+    m_queue.push_back(node);
+  }
+
+  std::size_t size() const noexcept { return m_contexts.size(); }
+
+ private:
+  submit_node* take() {
+    std::lock_guard lock(m_mutex);
+    if (m_queue.empty()) {
+      return nullptr;
+    }
+    submit_node* n = m_queue.front();
+    m_queue.pop_front();
+    return n;
+  }
+
+  void loop(std::size_t me) {
+    worker_context& ctx = *m_contexts[me];
+    ctx.bind();
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL * (me + 1);
+    for (;;) {
+      if (submit_node* n = take()) {
+        ctx.run_submitted(n);
+        continue;
+      }
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      worker_context& victim = *m_contexts[rng % m_contexts.size()];
+      if (ctx.steal_from(victim) == steal_status::success) {
+        continue;
+      }
+      if (m_stop.load(std::memory_order_acquire)) {
+        break;
+      }
+      std::this_thread::yield();
+    }
+    ctx.unbind();
+  }
+
+  std::vector<std::unique_ptr<worker_context>> m_contexts;
+  std::vector<std::thread> m_threads;
+  std::mutex m_mutex;
+  std::deque<submit_node*> m_queue;
+  std::atomic<bool> m_stop{false};
+};
+
+static_assert(scheduler<simple_pool>);
+
+}  // namespace tine::testing
+
+#endif  // TINE_TESTING_SIMPLE_POOL_HPP

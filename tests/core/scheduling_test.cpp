@@ -1,0 +1,155 @@
+// Explicit scheduling (resume_on), thread identity across co_await, and sync_wait misuse.
+#include <boost/test/unit_test.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+#include <tine/core/core.hpp>
+#include <tine/schedulers/inline_scheduler.hpp>
+#include <tine/testing/simple_pool.hpp>
+
+namespace {
+
+thread_local int tl_marker = 0;
+
+tine::task<long> fib(int n) {
+  if (n < 2) {
+    co_return n;
+  }
+  long a = 0;
+  long b = 0;
+  co_await tine::fork(&a, fib, n - 1);
+  co_await tine::call(&b, fib, n - 2);
+  co_await tine::join();
+  co_return a + b;
+}
+
+// Hops between two single-thread schedulers. After every hop the thread-local variable read in
+// the coroutine body must be the new thread's, not an address cached before the suspension.
+tine::task<int> hop(tine::inline_scheduler* a, tine::inline_scheduler* b, int rounds) {
+  int errors = 0;
+  for (int r = 0; r < rounds; ++r) {
+    tine::inline_scheduler* to = (r % 2 == 0) ? b : a;
+    const int* before = &tl_marker;
+    const std::thread::id thread_before = std::this_thread::get_id();
+    co_await tine::resume_on(*to);
+    const int* after = &tl_marker;
+    if (std::this_thread::get_id() == thread_before) {
+      ++errors;  // the move must change threads
+    }
+    tl_marker = r;  // written through the current thread's instance
+    if (tine::current_worker() != &to->context()) {
+      ++errors;
+    }
+    if (before == after) {
+      ++errors;  // the address of a thread_local was reused across threads
+    }
+    long f = 0;
+    co_await tine::call(&f, fib, 10);  // fork-join work keeps running on the new worker
+    co_await tine::fork(&f, fib, 11);
+    co_await tine::join();
+    if (f != 89) {
+      ++errors;
+    }
+  }
+  co_return errors;
+}
+
+tine::task<bool> moves_inside_scope(tine::inline_scheduler* other) {
+  long f = 0;
+  co_await tine::fork(&f, fib, 5);
+  bool threw = false;
+  try {
+    co_await tine::resume_on(*other);
+  } catch (const std::logic_error&) {
+    threw = true;
+  }
+  co_await tine::join();
+  co_return threw && f == 5;
+}
+
+tine::task<bool> nested_sync_wait(tine::inline_scheduler* other) {
+  try {
+    (void)tine::sync_wait(*other, fib, 3);
+  } catch (const std::logic_error&) {
+    co_return true;
+  }
+  co_return false;
+}
+
+// A forked child moves to another scheduler and back while its parent's continuation is stolen
+// (or resumed) meanwhile: the join must still count it.
+tine::task<long> child_that_moves(tine::inline_scheduler* elsewhere, tine::testing::simple_pool* home, int n) {
+  co_await tine::resume_on(*elsewhere);
+  long r = 0;
+  co_await tine::call(&r, fib, n);
+  co_await tine::join();
+  co_await tine::resume_on(*home);
+  co_return r;
+}
+
+tine::task<long> parent_of_movers(tine::inline_scheduler* elsewhere, tine::testing::simple_pool* home) {
+  long a = 0;
+  long b = 0;
+  long c = 0;
+  co_await tine::fork(&a, child_that_moves, elsewhere, home, 15);
+  co_await tine::fork(&b, fib, 16);
+  co_await tine::fork(&c, child_that_moves, elsewhere, home, 14);
+  co_await tine::join();
+  co_return a + b + c;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(scheduling)
+
+BOOST_AUTO_TEST_CASE(thread_local_after_resume_on_another_thread, *boost::unit_test::timeout(60)) {
+  tine::inline_scheduler a;
+  tine::inline_scheduler b;
+  BOOST_TEST(tine::sync_wait(a, hop, &a, &b, 200) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(resume_on_between_fork_and_join_throws) {
+  tine::inline_scheduler a;
+  tine::inline_scheduler b;
+  BOOST_TEST(tine::sync_wait(a, moves_inside_scope, &b));
+}
+
+BOOST_AUTO_TEST_CASE(sync_wait_on_a_worker_throws) {
+  tine::inline_scheduler a;
+  tine::inline_scheduler b;
+  BOOST_TEST(tine::sync_wait(a, nested_sync_wait, &b));
+}
+
+BOOST_AUTO_TEST_CASE(forked_children_move_away_and_back, *boost::unit_test::timeout(120)) {
+  tine::inline_scheduler elsewhere;
+  for (std::size_t workers : {1U, 2U, 3U}) {
+    tine::testing::simple_pool home(workers);
+    for (int i = 0; i < 20; ++i) {
+      BOOST_TEST(tine::sync_wait(home, parent_of_movers, &elsewhere, &home) == 610 + 987 + 377);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(forked_child_moves_on_a_single_worker) {
+  // With one worker nobody else can steal the parent: the worker must take its own leftover
+  // continuation once the child has moved away.
+  tine::inline_scheduler home;
+  tine::inline_scheduler elsewhere;
+  auto moving = [](tine::inline_scheduler* away, tine::inline_scheduler* back) -> tine::task<long> {
+    co_await tine::resume_on(*away);
+    co_await tine::resume_on(*back);
+    co_return 7;
+  };
+  auto parent = [](auto mv, tine::inline_scheduler* away, tine::inline_scheduler* back) -> tine::task<long> {
+    long a = 0;
+    long b = 0;
+    co_await tine::fork(&a, mv, away, back);
+    co_await tine::fork(&b, fib, 10);
+    co_await tine::join();
+    co_return a + b;
+  };
+  BOOST_TEST(tine::sync_wait(home, parent, moving, &elsewhere, &home) == 7 + 55);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
