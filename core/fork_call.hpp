@@ -42,26 +42,40 @@ struct task_value<task<T>> {
   using type = T;
 };
 
-/// The awaitable behind fork and call; `Fork` selects whether the parent is offered to thieves.
+template <typename Request>
+struct spawn_awaitable;
+
+/// What fork and call return: the child's function, its arguments (by reference: they live until
+/// the end of the co_await expression, and the child copies what it takes by value when it is
+/// created) and where to put the result. `Fork` selects whether the parent is offered to thieves.
 template <bool Fork, typename R, typename F, typename... Args>
 struct spawn_request {
   using tine_request = void;
   using child_task = std::invoke_result_t<F, Args...>;
   using value_type = typename task_value<child_task>::type;
+  static constexpr bool is_fork = Fork;
 
   R* result;
   F&& fn;
   std::tuple<Args&&...> args;
-  frame* parent = nullptr;
 
-  spawn_request bind(frame& f) && noexcept {
-    parent = &f;
-    return std::move(*this);
-  }
+  /// The awaitable refers to this request, a temporary that lives until the co_await completes;
+  /// returning a small object keeps GCC from copying the whole request into the frame again.
+  spawn_awaitable<spawn_request> bind(frame& f) && noexcept { return {this, &f}; }
+};
+
+template <typename Request>
+struct spawn_awaitable {
+  Request* request;
+  frame* parent;
 
   bool await_ready() const noexcept { return false; }
 
   std::coroutine_handle<> await_suspend(std::coroutine_handle<>) {
+    constexpr bool Fork = Request::is_fork;
+    using child_task = typename Request::child_task;
+    using value_type = typename Request::value_type;
+    using R = std::remove_pointer_t<decltype(Request::result)>;
     worker_context& ctx = context();
     if constexpr (Fork) {
       if (!parent->in_scope) {
@@ -72,12 +86,15 @@ struct spawn_request {
         parent->stack = ctx.top();
       }
     }
+    Request& req = *request;
     child_task child = std::apply(
-        [this](Args&&... a) { return std::invoke(std::forward<F>(fn), std::forward<Args>(a)...); },
-        std::move(args));
+        [&req](auto&&... a) {
+          return std::invoke(std::forward<decltype(req.fn)>(req.fn), std::forward<decltype(a)>(a)...);
+        },
+        std::move(req.args));
     promise<value_type>* p = task_access::release(child);
     if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
-      p->result = result;
+      p->result = req.result;
     }
     p->frame_header.parent = parent;
     p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
