@@ -1,0 +1,159 @@
+"""External repositories of tine, all from Debian packages (Bazel 4.2.3, offline).
+
+A consumer's WORKSPACE:
+
+    local_repository(name = "tine", path = "...")   # or any other way to get tine
+    load("@tine//:repositories.bzl", "tine_dependencies")
+    tine_dependencies()
+
+tine_dev_dependencies() adds what only tine's own tests and benchmarks need;
+Bazel fetches a repository only when a target being built uses it, so it costs
+nothing to a consumer who never builds those targets.
+
+Every repository is declared only if the workspace has not declared it already
+(maybe()), so a consumer's own rules_cc or hwloc wins.
+"""
+
+load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
+load(
+    "//tools:repo_rules.bzl",
+    "RULES_CC_PATCHES",
+    "tine_coverage_stub",
+    "tine_debian_copy",
+    "tine_system_library",
+)
+
+def tine_dependencies():
+    """What building and using the library needs."""
+
+    # These three keep Bazel's own names: Bazel itself refers to them and would
+    # otherwise try to download them.
+    maybe(
+        tine_debian_copy,
+        name = "rules_cc",
+        path = "/usr/share/bazel/rules/cc",
+        what = "rules_cc",
+        debian_package = "bazel-rules-cc",
+        patches = RULES_CC_PATCHES,
+    )
+    maybe(
+        tine_debian_copy,
+        name = "rules_java",
+        path = "/usr/share/bazel/rules/java",
+        what = "rules_java",
+        debian_package = "bazel-rules-java",
+    )
+    maybe(tine_coverage_stub, name = "remote_coverage_tools")
+
+    maybe(
+        tine_system_library,
+        name = "tine_hwloc",
+        library = "hwloc",
+        target = "hwloc",
+        debian_package = "libhwloc-dev",
+        probe = """#include <hwloc.h>
+int main() { hwloc_topology_t t; if (hwloc_topology_init(&t)) return 1; hwloc_topology_destroy(t); }
+""",
+        linkopts = ["-lhwloc"],
+    )
+
+def tine_dev_dependencies():
+    """What tine's tests and benchmarks need on top of tine_dependencies()."""
+
+    # Shared library + BOOST_TEST_DYN_LINK (propagated to every dependent), so test
+    # sources need no define; the main() is //tests:boost_main.
+    maybe(
+        tine_system_library,
+        name = "tine_boost_test",
+        library = "Boost.Test",
+        target = "boost_test",
+        debian_package = "libboost-test-dev",
+        probe = """#define BOOST_TEST_MODULE probe
+#include <boost/test/unit_test.hpp>
+BOOST_AUTO_TEST_CASE(probe) { BOOST_TEST(true); }
+""",
+        defines = ["BOOST_TEST_DYN_LINK"],
+        linkopts = ["-lboost_unit_test_framework"],
+    )
+    maybe(
+        tine_system_library,
+        name = "tine_range_v3",
+        library = "range-v3",
+        target = "range_v3",
+        debian_package = "librange-v3-dev",
+        probe = """#include <range/v3/view/iota.hpp>
+int main() { return ranges::views::iota(0, 3).size() == 3 ? 0 : 1; }
+""",
+    )
+    maybe(
+        tine_system_library,
+        name = "tine_tbb",
+        library = "TBB",
+        target = "tbb",
+        debian_package = "libtbb-dev",
+        probe = """#include <tbb/parallel_for.h>
+int main() { tbb::parallel_for(0, 2, [](int) {}); }
+""",
+        linkopts = ["-ltbb"],
+    )
+    maybe(
+        tine_system_library,
+        name = "tine_benchmark",
+        library = "Google Benchmark",
+        target = "benchmark",
+        debian_package = "libbenchmark-dev",
+        probe = """#include <benchmark/benchmark.h>
+int main(int argc, char** argv) { benchmark::Initialize(&argc, argv); benchmark::Shutdown(); }
+""",
+        linkopts = ["-lbenchmark", "-pthread"],
+    )
+    maybe(
+        tine_system_library,
+        name = "tine_openssl",
+        library = "OpenSSL libcrypto",
+        target = "crypto",
+        debian_package = "libssl-dev",
+        probe = """#include <openssl/sha.h>
+int main() { unsigned char d[SHA_DIGEST_LENGTH]; SHA1((const unsigned char*)"x", 1, d); }
+""",
+        linkopts = ["-lcrypto"],
+    )
+
+    # OpenMP. GCC compiles `#pragma omp` (with -fopenmp on the target itself) into
+    # calls to the GOMP_* ABI, which both runtimes implement. Only one runtime per
+    # binary: -fopenmp at link time pulls in libgomp.
+    #   libomp: LLVM's runtime; its own omp.h (the omp_lock_t layouts differ from
+    #   GCC's); linked by soname so no -fopenmp (and no libgomp) at link time.
+    maybe(
+        tine_system_library,
+        name = "tine_libomp",
+        library = "LLVM OpenMP (libomp)",
+        target = "omp",
+        debian_package = "libomp-dev",
+        header_globs = ["/usr/lib/llvm-*/lib/clang/*/include/omp.h"],
+        probe = """#include <omp.h>
+int main() { int n = 0;
+#pragma omp parallel reduction(+ : n)
+  n += 1;
+  return n > 0 && omp_get_max_threads() > 0 ? 0 : 1; }
+""",
+        probe_copts = ["-fopenmp"],
+        linkopts = ["-l:libomp.so.5"],
+    )
+
+    #   gomp: GCC's runtime; linking with -fopenmp is how GCC wants it done.
+    maybe(
+        tine_system_library,
+        name = "tine_gomp",
+        library = "GNU OpenMP (libgomp)",
+        target = "gomp",
+        debian_package = "g++",
+        probe = """#include <omp.h>
+int main() { int n = 0;
+#pragma omp parallel reduction(+ : n)
+  n += 1;
+  return n > 0 ? 0 : 1; }
+""",
+        probe_copts = ["-fopenmp"],
+        linkopts = ["-fopenmp"],
+    )

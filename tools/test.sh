@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: `bazel test //...` in each config, then one tally.
+#
+#   tools/test.sh                 # default, asan and tsan
+#   tools/test.sh default         # or any of: default asan tsan ubsan
+#   tools/test.sh asan tsan
+#
+# The default config also builds every target (benchmarks included: without
+# --build_tests_only, `bazel test //...` builds all of //...); sanitizer configs
+# build only what the tests need. Tests tagged "manual" are not run (//... skips
+# them). The last line is `N passed, N failed` over all configs (tools/tally.py);
+# the exit status is non-zero if anything failed or did not build.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+configs=("$@")
+[ ${#configs[@]} -gt 0 ] || configs=(default asan tsan)
+for c in "${configs[@]}"; do
+  case "$c" in
+    default | asan | tsan | ubsan) ;;
+    *) echo "test.sh: unknown config '$c' (use default, asan, tsan or ubsan)" >&2; exit 2 ;;
+  esac
+done
+
+tools/install-deps.sh || exit 1
+
+out="$(mktemp -d "${TMPDIR:-/tmp}/tine-test.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+
+# Plain, line-oriented output that reads well in a CI log: no colours or cursor
+# tricks, and a progress line at most once a minute so a long build still shows life.
+common=(--curses=no --color=no --show_progress_rate_limit=60 --keep_going)
+
+beps=()
+for c in "${configs[@]}"; do
+  if [ "$c" = default ]; then
+    extra=()
+  else
+    extra=(--config="$c" --build_tests_only)
+  fi
+  echo "=== bazel test ${extra[*]} //...   [$c]"
+  start=$SECONDS
+  # Exit codes are judged by tally.py from the build event stream (3 = tests
+  # failed, 1 = build failed, 4 = no tests), so do not stop here.
+  bazel test "${common[@]}" "${extra[@]}" --build_event_json_file="$out/$c.json" //... </dev/null
+  echo "=== [$c] bazel exited $? after $((SECONDS - start)) s"
+  beps+=("$out/$c.json")
+done
+
+echo "=== tally"
+python=python3
+[ -x /usr/bin/python3 ] && python=/usr/bin/python3  # Debian's, whatever PATH says
+"$python" tools/tally.py "${beps[@]}"
