@@ -1,0 +1,117 @@
+#ifndef TINE_SCHEDULERS_BUSY_POOL_HPP
+#define TINE_SCHEDULERS_BUSY_POOL_HPP
+
+/// \file busy_pool.hpp
+/// `tine::busy_pool`: one pinned worker per requested core, each looking for work all the time
+/// (libfork paper, section III-D, the "busy" scheduler). The lowest latency, at the price of
+/// keeping every worker's core busy even when there is nothing to do: an idle busy_pool costs
+/// about one core-second per second per worker (it yields the core to other runnable threads,
+/// but never sleeps). See docs/schedulers.md.
+
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/policies/numa_victims.hpp>
+#include <tine/policies/random.hpp>
+#include <tine/policies/topology.hpp>
+#include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/pool_base.hpp>
+#include <tine/schedulers/spin_backoff.hpp>
+
+namespace tine {
+
+/// A work-stealing pool whose workers never sleep.
+///
+/// - `schedule(node)` (any thread): a worker of this pool submitting (a task moving back here)
+///   queues on itself; anyone else queues round-robin. `worker(i).schedule(node)` picks worker i.
+/// - Each worker loops: run one submission of its own queue if there is one; else take one
+///   continuation from a victim named by `Policy` (from its own deque first when that is not
+///   empty: resume_on can leave continuations there); else back off (pause, then yield).
+/// - Destruction waits until the pool holds no work (see docs/schedulers.md, "Destruction").
+template <victim_policy Policy = numa_victims>
+class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
+  using base = detail::pool_base<busy_pool<Policy>, Policy>;
+  friend base;
+
+ public:
+  /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
+  /// std::invalid_argument if n == 0.
+  explicit busy_pool(std::size_t n = detail::default_worker_count()) : busy_pool(discover(n)) {}
+
+  /// One worker per place of `topo` (pinned where the place has a cpu; a synthetic topology
+  /// runs unpinned): for testing NUMA logic, or a layout of your own.
+  explicit busy_pool(tine::topology topo) : base(std::move(topo)) { this->start(); }
+
+  /// Waits until every piece of work given to the pool has finished, then stops the workers.
+  ~busy_pool() { this->shutdown("busy_pool"); }
+
+  /// Queues `node` on a worker; any thread.
+  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
+
+ private:
+  static tine::topology discover(std::size_t n) {
+    if (n == 0) {
+      detail::throw_no_workers("busy_pool");
+    }
+    return tine::topology::discover(n);
+  }
+
+  void schedule_to(std::size_t i, submit_node* node) noexcept { (void)this->slot(i).context.submit(node); }
+
+  void wake_all() noexcept {}  // nobody sleeps
+
+  void run_worker(std::size_t me, worker_context& ctx) {
+    auto& counters = this->slot(me).counters;
+    xoshiro256ss rng(me);
+    detail::spin_backoff backoff;
+    for (;;) {
+      if (ctx.has_submissions()) {
+        // Counted before it runs: a sync_wait that returns has then seen its submission counted.
+        counters.submission_run();
+        this->begin_work();
+        ctx.run_one_submission();
+        this->end_work();
+        backoff.reset();
+        continue;
+      }
+      // Our own deque first: after a resume_on it may hold continuations nobody else will take
+      // soon (and with one worker nobody else ever will).
+      const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
+      worker_context& target = this->slot(victim).context;
+      counters.steal_attempted();
+      // Probe before stealing: a failed steal_from costs a CAS-free check too, but the work
+      // accounting around it is two shared read-modify-writes we skip for empty deques.
+      if (target.deque_size() != 0) {
+        this->begin_work();
+        const steal_status got = ctx.steal_from(target);
+        this->end_work();
+        if (got == steal_status::success) {
+          counters.steal_succeeded();
+          backoff.reset();
+          continue;
+        }
+        if (got == steal_status::lost) {
+          continue;  // someone else won the race: there is work about, look again at once
+        }
+      }
+      if (this->stopping() && !ctx.has_submissions() && ctx.deque_size() == 0) {
+        break;
+      }
+      backoff.idle();
+    }
+  }
+};
+
+busy_pool() -> busy_pool<>;
+busy_pool(std::size_t) -> busy_pool<>;
+busy_pool(tine::topology) -> busy_pool<>;
+
+static_assert(scheduler<busy_pool<>>);
+
+}  // namespace tine
+
+#endif  // TINE_SCHEDULERS_BUSY_POOL_HPP

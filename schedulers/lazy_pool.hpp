@@ -1,0 +1,254 @@
+#ifndef TINE_SCHEDULERS_LAZY_POOL_HPP
+#define TINE_SCHEDULERS_LAZY_POOL_HPP
+
+/// \file lazy_pool.hpp
+/// `tine::lazy_pool`: a work-stealing pool whose workers sleep when there is nothing for them
+/// (libfork paper, section III-D, the "lazy" scheduler: Lin, Huang and Wong's adaptive scheme,
+/// applied per NUMA node). An idle lazy_pool uses no cpu; see docs/schedulers.md.
+///
+/// The sleep/wake protocol (the why of every step is at the code):
+/// - Workers are grouped by the NUMA node of their place. Each node counts its *thieves*: awake
+///   workers that are looking for work. The pool counts its *runners*: workers running something.
+/// - A worker looks for work (its submissions, then steals) for a while, then tries to sleep on
+///   its own event count: it announces itself, and stays awake if it has a submission, if any
+///   deque holds a continuation, or if it is its node's last thief while some worker runs.
+/// - A worker about to run something becomes a runner. If it was the first runner of the pool it
+///   wakes a sleeper in every other node without a thief; if it was its node's last thief it
+///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake.
+/// - `schedule` queues on one worker and wakes that worker (only it can pop its queue).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/policies/numa_victims.hpp>
+#include <tine/policies/random.hpp>
+#include <tine/policies/topology.hpp>
+#include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/event_count.hpp>
+#include <tine/schedulers/pool_base.hpp>
+#include <tine/schedulers/spin_backoff.hpp>
+
+namespace tine {
+
+/// A work-stealing pool whose idle workers sleep; same interface as busy_pool.
+template <victim_policy Policy = numa_victims>
+class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
+  using base = detail::pool_base<lazy_pool<Policy>, Policy>;
+  friend base;
+
+ public:
+  /// Rounds a worker keeps looking for work before it tries to sleep: a few pause bursts, then
+  /// yields (tens of microseconds in all), so a burst of small root tasks does not pay a
+  /// futex wake-up each.
+  static constexpr std::uint32_t spin_rounds = detail::spin_backoff::pause_rounds + 16;
+
+  /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
+  /// std::invalid_argument if n == 0.
+  explicit lazy_pool(std::size_t n = detail::default_worker_count()) : lazy_pool(discover(n)) {}
+
+  /// One worker per place of `topo`, grouped by `topo.numa_node(i)` (a synthetic topology tests
+  /// the per-node logic on any machine; it runs unpinned).
+  explicit lazy_pool(tine::topology topo)
+      : base(std::move(topo)),
+        m_sleep(std::make_unique<event_count[]>(this->size())),
+        m_nodes(std::make_unique<node_state[]>(this->topology().numa_nodes())) {
+    for (std::size_t i = 0; i < this->size(); ++i) {
+      node_state& n = m_nodes[this->topology().numa_node(i)];
+      n.members.push_back(i);
+      // Every worker starts as a thief; it leaves the count when it first goes to sleep.
+      // relaxed: the threads do not exist yet; starting them publishes this.
+      n.thieves.fetch_add(1, std::memory_order_relaxed);
+      m_node_of.push_back(this->topology().numa_node(i));
+    }
+    this->start();
+  }
+
+  /// Waits until every piece of work given to the pool has finished, then stops the workers.
+  ~lazy_pool() { this->shutdown("lazy_pool"); }
+
+  /// Queues `node` on a worker and wakes it if it sleeps; any thread.
+  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
+
+ private:
+  struct alignas(64) node_state {
+    std::atomic<std::uint32_t> thieves{0};
+    std::atomic<std::uint32_t> next_wake{0};
+    std::vector<std::size_t> members;
+  };
+
+  static tine::topology discover(std::size_t n) {
+    if (n == 0) {
+      detail::throw_no_workers("lazy_pool");
+    }
+    return tine::topology::discover(n);
+  }
+
+  void schedule_to(std::size_t i, submit_node* node) noexcept {
+    // submit() returns false when an earlier submission is still unpublished to the worker: its
+    // submitter wakes the worker (and the worker cannot sleep while the queue is non-empty, see
+    // try_sleep), so one wake-up per batch is enough.
+    if (this->slot(i).context.submit(node)) {
+      m_sleep[i].notify_one();
+    }
+  }
+
+  void wake_all() noexcept {
+    for (std::size_t i = 0; i < this->size(); ++i) {
+      m_sleep[i].notify_one();
+    }
+  }
+
+  /// Wakes one sleeping worker of node `g`, if any sleeps. Rotates the starting point so
+  /// wake-ups spread over the node.
+  void wake_one_in(std::size_t g) noexcept {
+    node_state& n = m_nodes[g];
+    // relaxed: only spreads the choice.
+    const std::size_t start = n.next_wake.fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t k = 0; k < n.members.size(); ++k) {
+      // notify_one's read-modify-write pairs with the sleeper's prepare_wait (event_count.hpp).
+      if (m_sleep[n.members[(start + k) % n.members.size()]].notify_one()) {
+        return;
+      }
+    }
+  }
+
+  /// The calling worker (of node g) is about to run something.
+  void become_runner(std::size_t g) noexcept {
+    // Runner count first, thief count second: a thief deciding to sleep writes its thief count
+    // and then reads the runner count (try_sleep), the mirror image; with both seq_cst, at least
+    // one of the two sees the other.
+    if (this->begin_work() == 0) {
+      // First runner of the pool: nodes whose every worker sleeps need a thief now.
+      for (std::size_t h = 0; h < this->topology().numa_nodes(); ++h) {
+        // seq_cst: pairs with the thief's decrement in try_sleep (see above).
+        if (h != g && m_nodes[h].thieves.load(std::memory_order_seq_cst) == 0) {
+          wake_one_in(h);
+        }
+      }
+    }
+    // seq_cst: as above. If we were the node's last thief, someone else must look for work.
+    if (m_nodes[g].thieves.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+      wake_one_in(g);
+    }
+  }
+
+  void become_thief(std::size_t g) noexcept {
+    // Thief first, then not a runner: the node never looks thief-less and idle because of us.
+    // seq_cst: as in become_runner.
+    m_nodes[g].thieves.fetch_add(1, std::memory_order_seq_cst);
+    this->end_work();
+  }
+
+  /// One look for work; true if it found (and ran) some, or should look again at once.
+  bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng) {
+    auto& counters = this->slot(me).counters;
+    const std::size_t g = m_node_of[me];
+    if (ctx.has_submissions()) {
+      // Counted before it runs: a sync_wait that returns has then seen its submission counted.
+      counters.submission_run();
+      become_runner(g);
+      ctx.run_one_submission();
+      become_thief(g);
+      return true;
+    }
+    // Our own deque first: after a resume_on it may hold continuations nobody else takes.
+    const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
+    worker_context& target = this->slot(victim).context;
+    counters.steal_attempted();
+    if (target.deque_size() == 0) {
+      return false;
+    }
+    become_runner(g);
+    const steal_status got = ctx.steal_from(target);
+    become_thief(g);
+    if (got == steal_status::success) {
+      counters.steal_succeeded();
+    }
+    return got != steal_status::empty;  // lost a race: work is about, look again at once
+  }
+
+  bool any_stealable() const noexcept {
+    for (std::size_t i = 0; i < this->size(); ++i) {
+      if (this->slot(i).context.deque_size() != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  enum class sleep_outcome { slept, stayed_awake, stop };
+
+  /// Sleeps unless something needs this worker awake.
+  sleep_outcome try_sleep(std::size_t me, worker_context& ctx) {
+    event_count& ec = m_sleep[me];
+    node_state& node = m_nodes[m_node_of[me]];
+    // Announce first, check second: a submitter or a new runner that changes what we check
+    // after this point sees our announcement and wakes us (event_count's guarantee).
+    const event_count::key k = ec.prepare_wait();
+    if (ctx.has_submissions() || any_stealable()) {
+      ec.cancel_wait();
+      return sleep_outcome::stayed_awake;
+    }
+    if (this->stopping()) {
+      ec.cancel_wait();
+      return sleep_outcome::stop;
+    }
+    // seq_cst, both: see become_runner. The last thief of a node stays awake while any worker
+    // runs: that work may fork continuations for it to steal.
+    if (node.thieves.fetch_sub(1, std::memory_order_seq_cst) == 1 && this->running_now() != 0) {
+      node.thieves.fetch_add(1, std::memory_order_seq_cst);
+      ec.cancel_wait();
+      return sleep_outcome::stayed_awake;
+    }
+    this->slot(me).counters.slept();
+    ec.commit_wait(k);
+    // seq_cst: as in become_runner. Awake again, hence a thief.
+    node.thieves.fetch_add(1, std::memory_order_seq_cst);
+    return sleep_outcome::slept;
+  }
+
+  void run_worker(std::size_t me, worker_context& ctx) {
+    xoshiro256ss rng(me);
+    detail::spin_backoff backoff;
+    for (;;) {
+      if (try_work(me, ctx, rng)) {
+        backoff.reset();
+        continue;
+      }
+      if (backoff.rounds() < spin_rounds) {
+        backoff.idle();
+        continue;
+      }
+      switch (try_sleep(me, ctx)) {
+        case sleep_outcome::slept:
+          backoff.reset();
+          break;
+        case sleep_outcome::stayed_awake:
+          backoff.idle();  // still past spin_rounds: yield, look once more, try again
+          break;
+        case sleep_outcome::stop:
+          return;
+      }
+    }
+  }
+
+  std::unique_ptr<event_count[]> m_sleep;  // one per worker: a submission must wake its target
+  std::unique_ptr<node_state[]> m_nodes;
+  std::vector<std::size_t> m_node_of;
+};
+
+lazy_pool() -> lazy_pool<>;
+lazy_pool(std::size_t) -> lazy_pool<>;
+lazy_pool(tine::topology) -> lazy_pool<>;
+
+static_assert(scheduler<lazy_pool<>>);
+
+}  // namespace tine
+
+#endif  // TINE_SCHEDULERS_LAZY_POOL_HPP

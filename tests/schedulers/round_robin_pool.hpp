@@ -1,0 +1,83 @@
+// A scheduler written the way a user would, against tine's public core API only: the example of
+// docs/extending.md (between the [docs:round_robin_pool] markers), checked by the conformance kit.
+#ifndef TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
+#define TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
+
+// [docs:round_robin_pool]
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/submit_node.hpp>
+
+// N workers; submissions are dealt round-robin into the workers' own queues; an idle worker
+// tries its own deque, then the others in turn, and yields when it found nothing.
+class round_robin_pool {
+ public:
+  explicit round_robin_pool(std::size_t n) {
+    if (n == 0) {
+      throw std::invalid_argument("round_robin_pool: needs at least one worker");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      contexts_.push_back(std::make_unique<tine::worker_context>());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      threads_.emplace_back([this, i] { loop(i); });
+    }
+  }
+
+  round_robin_pool(const round_robin_pool&) = delete;
+  round_robin_pool& operator=(const round_robin_pool&) = delete;
+
+  // Destroy only after every sync_wait on the pool has returned: the workers then drain what
+  // is left in their queues and deques before stopping.
+  ~round_robin_pool() {
+    stop_.store(true, std::memory_order_release);
+    for (auto& t : threads_) {
+      t.join();
+    }
+  }
+
+  // The scheduler concept: any thread, never runs the node inline.
+  void schedule(tine::submit_node* node) {
+    const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size();
+    contexts_[i]->submit(node);
+  }
+
+ private:
+  void loop(std::size_t me) {
+    tine::worker_context& ctx = *contexts_[me];
+    ctx.bind();
+    for (;;) {
+      bool found = ctx.run_one_submission();
+      // Steal from everyone, ourselves first (resume_on may leave continuations in our deque).
+      for (std::size_t k = 0; k < contexts_.size() && !found; ++k) {
+        tine::worker_context& victim = *contexts_[(me + k) % contexts_.size()];
+        found = ctx.steal_from(victim) == tine::steal_status::success;
+      }
+      if (found) {
+        continue;
+      }
+      if (stop_.load(std::memory_order_acquire) && !ctx.has_submissions() && ctx.deque_size() == 0) {
+        break;
+      }
+      std::this_thread::yield();
+    }
+    ctx.unbind();
+  }
+
+  std::vector<std::unique_ptr<tine::worker_context>> contexts_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stop_{false};
+};
+
+static_assert(tine::scheduler<round_robin_pool>);
+// [docs:round_robin_pool end]
+
+#endif  // TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
