@@ -8,6 +8,7 @@
 
 #include <coroutine>
 #include <cstddef>
+#include <optional>
 
 #include <tine/core/config.hpp>
 #include <tine/core/deque.hpp>
@@ -43,8 +44,13 @@ inline thread_local worker_context* tls_context = nullptr;
 /// `has_submissions` and `deque_size` may be called from any thread.
 class worker_context {
  public:
-  explicit worker_context(std::size_t deque_capacity = 1024)
-      : m_deque(deque_capacity), m_top(detail::make_stacklet(detail::initial_stacklet_bytes, nullptr)) {}
+  /// `unshared`: a promise by the scheduler that no other thread ever steals from this context
+  /// (true for a scheduler with a single worker, which steals from itself only when idle). The
+  /// worker then takes back its parents without the deque's store-load fence.
+  explicit worker_context(std::size_t deque_capacity = 1024, bool unshared = false)
+      : m_deque(deque_capacity),
+        m_top(detail::make_stacklet(detail::initial_stacklet_bytes, nullptr)),
+        m_unshared(unshared) {}
 
   worker_context(const worker_context&) = delete;
   worker_context& operator=(const worker_context&) = delete;
@@ -135,6 +141,11 @@ class worker_context {
   /// The deque of continuations (parents that forked).
   deque<detail::frame*>& tasks() noexcept { return m_deque; }
 
+  /// Owner: takes back the most recent continuation of the deque.
+  TINE_ALWAYS_INLINE std::optional<detail::frame*> pop_task() noexcept {
+    return m_unshared ? m_deque.pop_unshared() : m_deque.pop();
+  }
+
   /// Top stacklet of the stack this worker owns.
   detail::stacklet*& top() noexcept { return m_top; }
 
@@ -177,6 +188,7 @@ class worker_context {
   intrusive_mpsc<submit_node> m_submitted;
   detail::stacklet* m_top;
   detail::stacklet* m_spare = nullptr;
+  bool m_unshared;
 #if !TINE_SYMMETRIC_TRANSFER
   std::coroutine_handle<> m_next;
 #endif

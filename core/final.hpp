@@ -48,15 +48,14 @@ TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexce
 /// A forked child has finished and its frame is freed: what runs next.
 [[gnu::always_inline]] static std::coroutine_handle<> after_fork(frame* parent) noexcept {
   worker_context& ctx = context();
-  deque<frame*>& tasks = ctx.tasks();
   // If the parent's continuation is still at the bottom of our deque, nobody stole it.
-  if (std::optional<frame*> bottom = tasks.pop()) {
+  if (std::optional<frame*> bottom = ctx.pop_task()) {
     if (TINE_LIKELY(*bottom == parent)) {
       return ctx.transfer(handle_of(parent));
     }
     // A continuation left behind by a task that moved away with resume_on: not ours to resume
     // directly; give it back to the thieves.
-    tasks.push(*bottom);
+    ctx.tasks().push(*bottom);
   }
   return implicit_join(parent);
 }

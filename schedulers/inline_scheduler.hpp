@@ -69,7 +69,7 @@ class inline_scheduler {
     m_context.unbind();
   }
 
-  worker_context m_context;
+  worker_context m_context{1024, /*unshared=*/true};  // nobody else ever steals from it
   std::atomic<std::uint32_t> m_epoch{0};
   std::atomic<bool> m_stop{false};
   std::thread m_thread;

@@ -83,6 +83,9 @@ class pool_base {
 
  protected:
   struct alignas(64) worker_slot {
+    // A single worker is the only thread that ever steals from its deque (only when idle).
+    explicit worker_slot(bool alone) : context(1024, /*unshared=*/alone) {}
+
     worker_context context;
     worker_counters counters;
     std::unique_ptr<pool_worker> handle;
@@ -92,7 +95,7 @@ class pool_base {
   pool_base(tine::topology topo) : m_topology(std::move(topo)), m_policy(m_topology) {
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
-      m_workers.push_back(std::make_unique<worker_slot>());
+      m_workers.push_back(std::make_unique<worker_slot>(m_topology.size() == 1));
     }
   }
 

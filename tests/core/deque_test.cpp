@@ -419,4 +419,40 @@ BOOST_AUTO_TEST_CASE(lost_only_under_contention) {
   }
 }
 
+// The fence-free pop of a deque nobody else steals from behaves exactly like pop, including
+// when interleaved with the owner's own steals (a single worker stealing from itself when idle).
+BOOST_AUTO_TEST_CASE(unshared_pop_matches_a_model) {
+  std::mt19937_64 rng(7);
+  tine::deque<long> d(2);
+  std::deque<long> model;
+  long next = 0;
+  for (int step = 0; step < 100000; ++step) {
+    const auto what = rng() % 10;
+    if (what < 5) {
+      d.push(next);
+      model.push_back(next);
+      ++next;
+    } else if (what < 9) {
+      const std::optional<long> got = d.pop_unshared();
+      if (model.empty()) {
+        BOOST_REQUIRE(!got.has_value());
+      } else {
+        BOOST_REQUIRE(got.has_value());
+        BOOST_REQUIRE_EQUAL(*got, model.back());
+        model.pop_back();
+      }
+    } else {
+      const tine::steal_result<long> got = d.steal();
+      if (model.empty()) {
+        BOOST_REQUIRE(got.status == tine::steal_status::empty);
+      } else {
+        BOOST_REQUIRE(got.status == tine::steal_status::success);
+        BOOST_REQUIRE_EQUAL(got.value, model.front());
+        model.pop_front();
+      }
+    }
+    BOOST_REQUIRE_EQUAL(d.size(), model.size());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
