@@ -30,6 +30,11 @@ TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexce
   // Read before our decrement: once it is done the parent may run again elsewhere and record a
   // new stack.
   stacklet* parent_stack = parent->stack;
+  if (ctx.top() == parent_stack) {
+    // We hold the parent's stack and will probably leave it parked with the parent: drop its
+    // cached stacklet now, while it is still ours, so idle stacks do not pin memory.
+    trim_cache(parent_stack);
+  }
   // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes the
   // parent; acquire, when we are last, makes every other strand's writes visible to us.
   if (parent->joins.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -21,7 +21,22 @@
 
 #include <tine/core/config.hpp>
 
+#if defined(__unix__)
+#include <sys/mman.h>
+#endif
+
 namespace tine::detail {
+
+#if defined(__unix__)
+inline void* map_pages(std::size_t bytes) noexcept {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+inline void unmap_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
+#else
+inline void* map_pages(std::size_t bytes) noexcept { return std::malloc(bytes); }
+inline void unmap_pages(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 /// Every allocation on a stack is rounded up to (and aligned at) this many bytes.
 inline constexpr std::size_t stack_alignment = alignof(std::max_align_t);
@@ -32,6 +47,10 @@ inline constexpr std::size_t initial_stacklet_bytes = 8 * 1024 - 64;
 constexpr std::size_t round_to_stack_alignment(std::size_t n) noexcept {
   return (n + stack_alignment - 1) & ~(stack_alignment - 1);
 }
+
+inline constexpr std::size_t page_bytes = 4096;
+
+constexpr std::size_t round_to_page(std::size_t n) noexcept { return (n + page_bytes - 1) & ~(page_bytes - 1); }
 
 struct alignas(stack_alignment) stacklet {
   stacklet* prev;  ///< Older stacklet of the same stack (null at the bottom).
@@ -46,10 +65,21 @@ struct alignas(stack_alignment) stacklet {
 
 static_assert(sizeof(stacklet) == 32, "the stacklet header is four pointers");
 
+/// Stacklets at least this large are mapped from the OS directly, so that freeing one returns its
+/// pages at once (the C heap may keep a freed large block resident, and a deep strand's stacklets
+/// are megabytes).
+inline constexpr std::size_t mapped_stacklet_bytes = 256 * 1024;
+
 /// A new, empty stacklet with room for at least `bytes`; throws std::bad_alloc.
 inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
   bytes = round_to_stack_alignment(bytes);
-  void* raw = std::malloc(sizeof(stacklet) + bytes);
+  void* raw = nullptr;
+  if (bytes + sizeof(stacklet) >= mapped_stacklet_bytes) {
+    bytes = round_to_page(bytes + sizeof(stacklet)) - sizeof(stacklet);
+    raw = map_pages(bytes + sizeof(stacklet));
+  } else {
+    raw = std::malloc(sizeof(stacklet) + bytes);
+  }
   if (raw == nullptr) {
     throw std::bad_alloc();
   }
@@ -59,7 +89,14 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
   return s;
 }
 
-inline void free_stacklet(stacklet* s) noexcept { std::free(s); }
+inline void free_stacklet(stacklet* s) noexcept {
+  const std::size_t total = sizeof(stacklet) + s->capacity();
+  if (total >= mapped_stacklet_bytes) {
+    unmap_pages(s, total);
+  } else {
+    std::free(s);
+  }
+}
 
 /// Frees every stacklet of the stack whose top is `top` (its cache and all older stacklets).
 inline void free_stack(stacklet* top) noexcept {
@@ -73,6 +110,14 @@ inline void free_stack(stacklet* top) noexcept {
     stacklet* prev = top->prev;
     free_stacklet(top);
     top = prev;
+  }
+}
+
+/// Frees the cached empty stacklet above `top`, if any.
+inline void trim_cache(stacklet* top) noexcept {
+  if (top->next != nullptr) {
+    free_stacklet(top->next);
+    top->next = nullptr;
   }
 }
 

@@ -135,6 +135,25 @@ BOOST_AUTO_TEST_CASE(emptied_stacklet_is_cached_against_hot_splitting) {
   d::free_stack(top);
 }
 
+BOOST_AUTO_TEST_CASE(large_stacklets_are_mapped_and_parked_caches_trimmed) {
+  d::stacklet* top = d::make_stacklet(1024, nullptr);
+  d::stacklet* bottom = top;
+  // Larger than mapped_stacklet_bytes: comes from the OS in whole pages, usable to the last byte.
+  const std::size_t big = 3 * d::mapped_stacklet_bytes + 100;
+  auto* p = static_cast<std::byte*>(d::stack_push(top, big));
+  BOOST_TEST(top != bottom);
+  BOOST_TEST((sizeof(d::stacklet) + top->capacity()) % d::page_bytes == 0U);
+  p[0] = std::byte{1};
+  p[big - 1] = std::byte{2};
+  d::stack_pop(top, p);
+  BOOST_TEST(top == bottom);
+  BOOST_TEST(bottom->next != nullptr);  // cached against hot splitting...
+  d::trim_cache(bottom);                // ...until the stack is parked with a suspended task
+  BOOST_TEST(bottom->next == nullptr);
+  BOOST_TEST(d::stack_is_empty(top));
+  d::free_stack(top);
+}
+
 // A chain of 10^6 nested calls: the segmented stack grows on the heap and symmetric transfer (or
 // the trampoline, in unoptimised and sanitizer builds) keeps the thread's own stack flat.
 BOOST_AUTO_TEST_CASE(million_deep_call_chain, *boost::unit_test::timeout(300)) {
