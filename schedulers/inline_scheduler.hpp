@@ -54,11 +54,12 @@ class inline_scheduler {
       // acquire: pairs with wake(); read before checking for work so a concurrent submission
       // either is seen by the checks below or changes the epoch we then wait on.
       const std::uint32_t epoch = m_epoch.load(std::memory_order_acquire);
-      if (m_context.run_one_submission()) {
-        continue;
-      }
-      // A task that moved away with resume_on may have left continuations in our deque.
-      if (m_context.steal_from(m_context) != steal_status::empty) {
+      // One submission, then one continuation, in turn: a stream of submissions (tasks moving
+      // here with resume_on) cannot starve the continuations, nor the other way round. A task
+      // that moved away may have left continuations in our deque.
+      bool ran = m_context.run_one_submission();
+      ran = m_context.steal_from(m_context) == steal_status::success || ran;
+      if (ran) {
         continue;
       }
       if (m_stop.load(std::memory_order_acquire)) {

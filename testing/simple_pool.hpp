@@ -70,15 +70,17 @@ class simple_pool {
     ctx.bind();
     std::uint64_t rng = 0x9e3779b97f4a7c15ULL * (me + 1);
     for (;;) {
+      // A submission, then a steal attempt, in turn, so that neither starves the other.
+      bool ran = false;
       if (submit_node* n = take()) {
         ctx.run_submitted(n);
-        continue;
+        ran = true;
       }
       rng ^= rng << 13;
       rng ^= rng >> 7;
       rng ^= rng << 17;
       worker_context& victim = *m_contexts[rng % m_contexts.size()];
-      if (ctx.steal_from(victim) == steal_status::success) {
+      if (ctx.steal_from(victim) == steal_status::success || ran) {
         continue;
       }
       if (m_stop.load(std::memory_order_acquire)) {

@@ -162,6 +162,9 @@ def main():
     parser.add_argument("bep", nargs="+", help="--build_event_json_file of a bazel test run")
     parser.add_argument("--testlogs", default="bazel-testlogs",
                         help="fallback directory for test.xml (default: %(default)s)")
+    parser.add_argument("--check", action="append", default=[], metavar="NAME=EXIT_CODE",
+                        help="a check run outside Bazel (e.g. the consumer workspace): one case, "
+                             "passed when its exit code is 0")
     args = parser.parse_args()
 
     grand_pass = grand_fail = 0
@@ -176,6 +179,12 @@ def main():
             print("{:4} [{}] {}  {}".format(status, name, label, detail))
         subtotals.append((name, p, f))
         grand_pass, grand_fail = grand_pass + p, grand_fail + f
+    for check in args.check:
+        name, _, code = check.partition("=")
+        ok = code.strip() == "0"
+        print("{:4} [checks] {}  exit code {}".format("PASS" if ok else "FAIL", name, code))
+        subtotals.append(("checks:" + name, 1 if ok else 0, 0 if ok else 1))
+        grand_pass, grand_fail = grand_pass + (1 if ok else 0), grand_fail + (0 if ok else 1)
     if len(subtotals) > 1:
         for name, p, f in subtotals:
             print("[{}] {} passed, {} failed".format(name, p, f))

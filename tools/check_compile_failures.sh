@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Build-failure tests: each snippet names, on its first line, the message the compiler must print
-# (or COMPILES for the control). Runs the system C++ compiler on tine's headers from the runfiles.
+# Build-failure tests: each snippet of the folder given as $1 (relative to the workspace root)
+# names, on its first line, the message the compiler must print (or COMPILES for the control
+# snippet that proves the failures are real). Runs the system C++ compiler on tine's headers from
+# the runfiles.
 set -u
 root="${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-tine}"
 inc=$(mktemp -d)
@@ -8,7 +10,8 @@ trap 'rm -rf "$inc"' EXIT
 ln -s "$root" "$inc/tine"
 cxx="${CXX:-g++}"
 status=0
-for src in "$root"/tests/core/compile_fail/*.cpp; do
+dir="${1:?usage: check_compile_failures.sh FOLDER_WITH_SNIPPETS}"
+for src in "$root/$dir"/*.cpp; do
   expect=$(head -n 1 "$src" | sed -e 's|^// EXPECT: ||')
   out=$("$cxx" -std=c++20 -fsyntax-only -I"$inc" "$src" 2>&1)
   rc=$?
