@@ -1,0 +1,19 @@
+#ifndef TINE_TINE_HPP
+#define TINE_TINE_HPP
+
+/// \file tine.hpp
+/// All of tine: the core (tasks, fork/call/join, sync_wait, stack allocation, explicit
+/// scheduling), the victim policies, the schedulers and the parallel algorithms.
+/// Bazel target: `@tine//:tine`.
+
+#include <tine/algorithms/algorithms.hpp>
+#include <tine/core/core.hpp>
+#include <tine/policies/numa_victims.hpp>
+#include <tine/policies/topology.hpp>
+#include <tine/policies/uniform_victims.hpp>
+#include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/busy_pool.hpp>
+#include <tine/schedulers/inline_scheduler.hpp>
+#include <tine/schedulers/lazy_pool.hpp>
+
+#endif  // TINE_TINE_HPP
