@@ -4,7 +4,8 @@
 Every region of a source file between the lines `// [docs:NAME]` and `// [docs:NAME end]` must
 appear, verbatim after removing the common indentation, inside a fenced code block of one of the
 Markdown pages given; and every ```cpp block of those pages must consist of such regions only
-(#include lines aside). The
+(#include lines aside). Blocks fenced ```c++ instead are synopses (declarations quoted from the
+headers), not examples, and are not checked. The
 sources are compiled and run by the test suite, so a page that passes this check shows only code
 that builds and works.
 
