@@ -107,7 +107,7 @@ class worker_context {
       // Only the thief that took the continuation touches `steals` until the join; the deque's
       // push (release) / steal (acquire) orders the previous owner's writes before ours.
       ++got.value->steals;
-      resume(std::coroutine_handle<>::from_address(got.value->coro));
+      resume(detail::handle_of(got.value));
     }
     return got.status;
   }

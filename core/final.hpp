@@ -16,10 +16,6 @@
 
 namespace tine::detail {
 
-TINE_ALWAYS_INLINE std::coroutine_handle<> handle_of(frame* f) noexcept {
-  return std::coroutine_handle<>::from_address(f->coro);
-}
-
 /// The completion paths refer to each other (an implicit join may finish a parent that was
 /// waiting at its end), so they live in one class rather than as forward-declared functions.
 struct completion {

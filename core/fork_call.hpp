@@ -98,7 +98,7 @@ struct spawn_awaitable {
     }
     p->frame_header.parent = parent;
     p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
-    std::coroutine_handle<> child_handle = std::coroutine_handle<>::from_address(p->frame_header.coro);
+    std::coroutine_handle<> child_handle = handle_of(&p->frame_header);
     if constexpr (Fork) {
       try {
         ctx.tasks().push(parent);  // from here a thief may resume the parent: touch it no more

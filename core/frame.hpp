@@ -6,6 +6,7 @@
 /// is, and Nowa's wait-free split join counter (Nowa paper, section IV).
 
 #include <atomic>
+#include <coroutine>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -31,7 +32,6 @@ struct frame {
   /// subtracts (I_max - steals).
   static constexpr std::uint32_t max_joins = std::numeric_limits<std::uint32_t>::max();
 
-  void* coro = nullptr;  ///< std::coroutine_handle<>::address() of the task.
   union {
     frame* parent;     ///< kind call/fork: the task that started this one.
     root_sink* root;   ///< kind root: where the result is reported.
@@ -76,6 +76,13 @@ struct frame {
 };
 
 static_assert(std::is_trivially_destructible_v<frame>, "frames are freed without running destructors");
+
+/// The coroutine whose promise starts with `f` (every tine promise begins with its frame header
+/// and has the frame's alignment). This is what std::coroutine_handle<P>::from_promise computes,
+/// without needing the promise type here; get_return_object checks it in debug builds.
+inline std::coroutine_handle<> handle_of(frame* f) noexcept {
+  return std::coroutine_handle<>::from_address(__builtin_coro_promise(f, alignof(frame), true));
+}
 
 }  // namespace tine::detail
 

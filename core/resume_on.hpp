@@ -28,7 +28,7 @@ struct moving_task : submit_node {
     frame* f = static_cast<moving_task*>(node)->task;
     worker_context& ctx = context();
     ctx.adopt_stack(f->stack);
-    ctx.resume(std::coroutine_handle<>::from_address(f->coro));
+    ctx.resume(handle_of(f));
   }
 };
 

@@ -61,7 +61,7 @@ struct root_job : submit_node, root_sink, root_result<T> {
     }
     p->frame_header.kind = frame_kind::root;
     p->frame_header.root = self;
-    context().resume(std::coroutine_handle<>::from_address(p->frame_header.coro));
+    context().resume(handle_of(&p->frame_header));
   }
 };
 

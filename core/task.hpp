@@ -41,7 +41,7 @@ concept request = requires(std::remove_cvref_t<R>& r, frame& f) {
 };
 
 struct promise_base {
-  frame frame_header;
+  frame frame_header;  // first: a promise's address is its frame header's (see handle_of)
 
   static void* operator new(std::size_t bytes) {
     worker_context* ctx = tls_context;
@@ -106,6 +106,8 @@ struct promise<void> : promise_base {
 /// frame can be freed without calling the coroutine's destroy function.
 template <typename T, bool Trivial>
 struct promise_of : promise<T> {
+  static_assert(alignof(promise<T>) == alignof(frame),
+                "tine: handle_of(frame*) assumes every promise has its frame header's alignment");
   task<T> get_return_object() noexcept;
   final_awaitable<Trivial> final_suspend() const noexcept { return {}; }
 };
@@ -130,7 +132,7 @@ class [[nodiscard("a tine::task does nothing unless it is started with tine::for
   /// A task that was never started is destroyed with its frame.
   ~task() {
     if (m_promise != nullptr) {
-      std::coroutine_handle<>::from_address(m_promise->frame_header.coro).destroy();
+      detail::handle_of(&m_promise->frame_header).destroy();
     }
   }
 
@@ -148,10 +150,10 @@ namespace detail {
 
 template <typename T, bool Trivial>
 task<T> promise_of<T, Trivial>::get_return_object() noexcept {
-  void* address = std::coroutine_handle<promise_of>::from_promise(*this).address();
-  TINE_ASSERT(address == promise_base::last_frame_allocation,
+  TINE_ASSERT(std::coroutine_handle<promise_of>::from_promise(*this).address() == promise_base::last_frame_allocation,
               "a coroutine frame must start at the address its allocation returned");
-  this->frame_header.coro = address;
+  TINE_ASSERT(handle_of(&this->frame_header).address() == promise_base::last_frame_allocation,
+              "handle_of(frame) must find the coroutine a promise belongs to");
   return task<T>(this);
 }
 
