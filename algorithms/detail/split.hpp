@@ -1,0 +1,78 @@
+#ifndef TINE_ALGORITHMS_DETAIL_SPLIT_HPP
+#define TINE_ALGORITHMS_DETAIL_SPLIT_HPP
+
+/// \file split.hpp
+/// Recursive halving over an index range, the skeleton of every algorithm: fork the left half,
+/// keep the right half, stop at pieces of at most `grain` indices. Two shapes:
+/// - `split_for` runs a body on each piece (for_each, map, the passes of the scans);
+/// - `split_fold` also combines the pieces' results, left before right (reduce, transform_reduce).
+
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <utility>
+
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/stack_alloc.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine::detail {
+
+/// Runs `(*body)(lo, hi)` on pieces of `[lo, hi)` of at most `grain` indices, in parallel.
+///
+/// Each level forks its left half and goes on with the right half in the same frame, so a range
+/// split into k pieces costs k - 1 forks and about log2(k) frames per worker. Thieves take the
+/// continuation (the remaining right part), which is the larger piece of work left: the
+/// splitting itself is done in parallel.
+template <typename Body>
+task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size_t grain) {
+  while (hi - lo > grain) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    co_await fork(split_for<Body>, body, lo, mid, grain);
+    lo = mid;
+  }
+  (*body)(lo, hi);
+  co_await join();
+}
+
+/// Folds the non-empty range `[lo, hi)` into `*out`: `(*leaf)(lo, hi)` gives a piece's result,
+/// `(*op)(left, right)` combines two neighbours, always in that order, so `op` needs to be
+/// associative but not commutative.
+///
+/// The two halves' results live in a `stack_alloc` array on this task's stack (no heap); the
+/// slots are `std::optional` so that `T` need not be default-constructible, and so that a half
+/// that threw leaves nothing to destroy.
+template <typename T, typename Leaf, typename Op>
+task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size_t lo, std::size_t hi,
+                      std::size_t grain) {
+  if (hi - lo <= grain) {
+    out->emplace((*leaf)(lo, hi));
+    co_return;
+  }
+  const std::size_t mid = lo + (hi - lo) / 2;
+  stack_array<std::optional<T>> halves = co_await stack_alloc<std::optional<T>>(2);
+  co_await fork(split_fold<T, Leaf, Op>, &halves[0], leaf, op, lo, mid, grain);
+  co_await call(split_fold<T, Leaf, Op>, &halves[1], leaf, op, mid, hi, grain);
+  co_await join();
+  out->emplace(std::invoke(*op, std::move(*halves[0]), std::move(*halves[1])));
+}
+
+/// `first + i` for an index `i` of the algorithms' size_t arithmetic.
+template <typename I>
+I at(I first, std::size_t i) {
+  return first + static_cast<std::iter_difference_t<I>>(i);
+}
+
+/// Start of block `j` when `n` elements are cut into `blocks` blocks whose sizes differ by at
+/// most one (no overflow for any n, unlike j * n / blocks).
+constexpr std::size_t block_start(std::size_t j, std::size_t n, std::size_t blocks) noexcept {
+  const std::size_t base = n / blocks;
+  const std::size_t extra = n % blocks;
+  return j * base + (j < extra ? j : extra);
+}
+
+}  // namespace tine::detail
+
+#endif  // TINE_ALGORITHMS_DETAIL_SPLIT_HPP

@@ -1,0 +1,129 @@
+#ifndef TINE_ALGORITHMS_FOR_EACH_HPP
+#define TINE_ALGORITHMS_FOR_EACH_HPP
+
+/// \file for_each.hpp
+/// `tine::for_each`: calls `f(element)` for every element, in parallel.
+///
+/// ```
+/// tine::for_each(pool, v, [](double& x) { x = std::sqrt(x); });                 // blocking
+/// co_await tine::call(tine::async::for_each, v.begin(), v.end(), f);           // in a task
+/// ```
+///
+/// `f` is copied once per call and that copy is invoked concurrently from several workers, on
+/// elements in no particular order. If `f` throws, the first exception is rethrown to the caller
+/// after every piece already started has finished; pieces not yet started may be skipped.
+
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <ranges>
+#include <utility>
+
+#include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/split.hpp>
+#include <tine/algorithms/grain.hpp>
+#include <tine/core/concepts.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine {
+namespace detail {
+
+template <typename I, typename F>
+struct for_each_body {
+  I first;
+  F* f;
+
+  void operator()(std::size_t lo, std::size_t hi) const {
+    I it = at(first, lo);
+    for (std::size_t i = lo; i < hi; ++i, ++it) {
+      std::invoke(*f, *it);
+    }
+  }
+};
+
+/// The algorithm: `f` lives in this frame, the leaves refer to it.
+template <typename I, typename F>
+task<void> for_each_run(I first, std::size_t n, F f, std::size_t leaf) {
+  if (n == 0) {
+    co_return;
+  }
+  const for_each_body<I, F> body{first, &f};
+  co_await call(split_for<for_each_body<I, F>>, &body, std::size_t{0}, n, leaf);
+  co_await join();
+}
+
+template <typename F, typename I>
+consteval bool check_for_each() {
+  static_assert(element_function<F, I>,
+                "tine::for_each(..., f): f must be copyable and callable as f(*it) with an element "
+                "of the input (check the parameter type of f: a non-const reference cannot bind to "
+                "the elements of a const range or of a transform view)");
+  return element_function<F, I>;
+}
+
+}  // namespace detail
+
+/// Blocking for_each: runs on `sched` and returns when every element has been visited.
+struct for_each_fn {
+  template <scheduler Sch, std::ranges::range R, typename F>
+  void operator()(Sch& sched, R&& r, F f, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_for_each<F, I>()) {
+      const std::size_t n = detail::range_size(r);
+      sync_wait(sched, detail::for_each_run<I, F>, std::ranges::begin(r), n, std::move(f),
+                detail::leaf_size(n, g, detail::worker_count(sched)));
+    }
+  }
+
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename F>
+  void operator()(Sch& sched, I first, S last, F f, grain g = {}) const {
+    if constexpr (detail::check_input<I, S>() && detail::check_for_each<F, I>()) {
+      const std::size_t n = detail::input_size(first, last);
+      sync_wait(sched, detail::for_each_run<I, F>, std::move(first), n, std::move(f),
+                detail::leaf_size(n, g, detail::worker_count(sched)));
+    }
+  }
+};
+
+inline constexpr for_each_fn for_each{};
+
+namespace async {
+
+/// Task form of for_each: `co_await tine::call(tine::async::for_each, range, f)`.
+/// An lvalue range is referred to (it must outlive the call, as any by-reference argument of a
+/// task); a temporary range is moved into the task.
+struct for_each_fn {
+  template <std::ranges::range R, typename F>
+  task<void> operator()(R&& r, F f, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_for_each<F, I>()) {
+      if constexpr (detail::referable_range<R>) {
+        const std::size_t n = detail::range_size(r);
+        return detail::for_each_run<I, F>(std::ranges::begin(r), n, std::move(f),
+                                          detail::leaf_size(n, g, detail::hardware_workers()));
+      } else {
+        return detail::with_owned_range_void<for_each_fn>(std::move(r), std::move(f), g);
+      }
+    }
+  }
+
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename F>
+  task<void> operator()(I first, S last, F f, grain g = {}) const {
+    if constexpr (detail::check_input<I, S>() && detail::check_for_each<F, I>()) {
+      const std::size_t n = detail::input_size(first, last);
+      return detail::for_each_run<I, F>(std::move(first), n, std::move(f),
+                                        detail::leaf_size(n, g, detail::hardware_workers()));
+    }
+  }
+};
+
+inline constexpr for_each_fn for_each{};
+
+}  // namespace async
+}  // namespace tine
+
+#endif  // TINE_ALGORITHMS_FOR_EACH_HPP

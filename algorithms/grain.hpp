@@ -1,0 +1,77 @@
+#ifndef TINE_ALGORITHMS_GRAIN_HPP
+#define TINE_ALGORITHMS_GRAIN_HPP
+
+/// \file grain.hpp
+/// How finely the algorithms split their input.
+///
+/// Every algorithm halves its index range recursively (fork the left half, call the right half,
+/// join) until a piece has at most `grain` elements; such a *leaf* runs serially.
+///
+/// The default (`tine::grain{}`, or passing nothing) aims at 8 leaves per worker:
+///
+///     grain = ceil(n / (8 * workers)), at least 1
+///
+/// Eight times more leaves than workers lets a worker that finishes early steal the remaining
+/// work of a slower one, while the number of tasks stays 8 * workers per call whatever `n` is, so
+/// the fork overhead is bounded (a few hundred nanoseconds per call). `workers` is `sched.size()`
+/// for a scheduler that has one, else `std::thread::hardware_concurrency()` (also for the task
+/// forms, which do not know their scheduler). There is deliberately no larger lower bound: with
+/// an expensive body a leaf of one element is right. For a very cheap body on a small input the
+/// whole call costs about as much as the scheduler's wake-up; pass a grain to keep small inputs
+/// serial, for example `tine::grain{4096}`.
+
+#include <concepts>
+#include <cstddef>
+#include <thread>
+
+#include <tine/core/concepts.hpp>
+
+namespace tine {
+
+/// The largest number of elements a leaf processes serially; `grain{}` chooses automatically.
+struct grain {
+  std::size_t size = 0;  ///< 0: automatic (see the rule above)
+
+  constexpr grain() noexcept = default;
+  constexpr explicit grain(std::size_t elements) noexcept : size(elements) {}
+};
+
+namespace detail {
+
+/// Leaves per worker in the automatic grain.
+inline constexpr std::size_t leaves_per_worker = 8;
+
+/// The machine's hardware threads, read once: the call behind it may read /sys.
+inline std::size_t hardware_workers() noexcept {
+  static const std::size_t n = [] {
+    const unsigned h = std::thread::hardware_concurrency();
+    return h == 0 ? std::size_t{1} : std::size_t{h};
+  }();
+  return n;
+}
+
+/// Workers of `sched`: its `size()` if it reports one, else the hardware's.
+template <typename S>
+std::size_t worker_count(const S& sched) noexcept {
+  if constexpr (requires { { sched.size() } -> std::convertible_to<std::size_t>; }) {
+    const std::size_t n = sched.size();
+    return n == 0 ? 1 : n;
+  } else {
+    return hardware_workers();
+  }
+}
+
+/// The leaf size for `n` elements: the user's grain, or the automatic rule.
+constexpr std::size_t leaf_size(std::size_t n, grain g, std::size_t workers) noexcept {
+  if (g.size != 0) {
+    return g.size;
+  }
+  const std::size_t leaves = leaves_per_worker * (workers == 0 ? 1 : workers);
+  const std::size_t size = (n + leaves - 1) / leaves;
+  return size == 0 ? 1 : size;
+}
+
+}  // namespace detail
+}  // namespace tine
+
+#endif  // TINE_ALGORITHMS_GRAIN_HPP

@@ -1,0 +1,134 @@
+#ifndef TINE_ALGORITHMS_MAP_HPP
+#define TINE_ALGORITHMS_MAP_HPP
+
+/// \file map.hpp
+/// `tine::map`: `out[i] = f(in[i])` for every element, in parallel (`std::transform`).
+///
+/// ```
+/// auto end = tine::map(pool, in, out.begin(), [](int x) { return x * x; });   // blocking
+/// co_await tine::call(&end, tine::async::map, in, out.begin(), f);            // in a task
+/// ```
+///
+/// The output is a random-access iterator to at least as many elements as the input (it is not
+/// grown: use a sized vector, not a back_inserter); the output may be the input itself. Returns
+/// the end of the output written. `f` is called concurrently, in no particular order; if it
+/// throws, the first exception reaches the caller after every piece already started has
+/// finished, and the output is partly written.
+
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <ranges>
+#include <utility>
+
+#include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/split.hpp>
+#include <tine/algorithms/grain.hpp>
+#include <tine/core/concepts.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine {
+namespace detail {
+
+template <typename I, typename O, typename F>
+struct map_body {
+  I first;
+  O out;
+  F* f;
+
+  void operator()(std::size_t lo, std::size_t hi) const {
+    I in = at(first, lo);
+    O to = at(out, lo);
+    for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+      *to = std::invoke(*f, *in);
+    }
+  }
+};
+
+template <typename I, typename O, typename F>
+task<O> map_run(I first, std::size_t n, O out, F f, std::size_t leaf) {
+  if (n != 0) {
+    const map_body<I, O, F> body{first, out, &f};
+    co_await call(split_for<map_body<I, O, F>>, &body, std::size_t{0}, n, leaf);
+    co_await join();
+  }
+  co_return at(out, n);
+}
+
+template <typename I, typename O, typename F>
+consteval bool check_map() {
+  static_assert(std::random_access_iterator<O>,
+                "tine::map(..., out, f): the output must be a random-access iterator to as many "
+                "elements as the input (for example v.begin() of a vector already sized; a "
+                "back_inserter cannot be written in parallel)");
+  if constexpr (!element_function<F, I>) {
+    static_assert(element_function<F, I>,
+                  "tine::map(..., out, f): f must be copyable and callable as f(*it) with an element "
+                  "of the input");
+    return false;
+  } else {
+    using result = std::invoke_result_t<F&, std::iter_reference_t<I>>;
+    static_assert(std::indirectly_writable<O, result>,
+                  "tine::map(..., out, f): the result of f cannot be assigned to *out");
+    return std::random_access_iterator<O> && std::indirectly_writable<O, result>;
+  }
+}
+
+}  // namespace detail
+
+/// Blocking map: returns `out + size(input)`.
+struct map_fn {
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename F>
+  O operator()(Sch& sched, R&& r, O out, F f, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_map<I, O, F>()) {
+      const std::size_t n = detail::range_size(r);
+      return sync_wait(sched, detail::map_run<I, O, F>, std::ranges::begin(r), n, std::move(out), std::move(f),
+                       detail::leaf_size(n, g, detail::worker_count(sched)));
+    }
+  }
+
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
+            typename F>
+  O operator()(Sch& sched, I first, S last, O out, F f, grain g = {}) const {
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out),
+                   std::move(f), g);
+  }
+};
+
+inline constexpr map_fn map{};
+
+namespace async {
+
+/// Task form of map: `co_await tine::call(&end, tine::async::map, range, out, f)`.
+struct map_fn {
+  template <std::ranges::range R, std::input_or_output_iterator O, typename F>
+  task<O> operator()(R&& r, O out, F f, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_map<I, O, F>()) {
+      if constexpr (detail::referable_range<R>) {
+        const std::size_t n = detail::range_size(r);
+        return detail::map_run<I, O, F>(std::ranges::begin(r), n, std::move(out), std::move(f),
+                                        detail::leaf_size(n, g, detail::hardware_workers()));
+      } else {
+        return detail::with_owned_range<O, map_fn>(std::move(r), std::move(out), std::move(f), g);
+      }
+    }
+  }
+
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename F>
+  task<O> operator()(I first, S last, O out, F f, grain g = {}) const {
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out), std::move(f), g);
+  }
+};
+
+inline constexpr map_fn map{};
+
+}  // namespace async
+}  // namespace tine
+
+#endif  // TINE_ALGORITHMS_MAP_HPP

@@ -1,0 +1,307 @@
+#ifndef TINE_ALGORITHMS_SCAN_HPP
+#define TINE_ALGORITHMS_SCAN_HPP
+
+/// \file scan.hpp
+/// `tine::inclusive_scan` and `tine::exclusive_scan`: running folds (prefix sums), in parallel.
+///
+/// ```
+/// tine::inclusive_scan(pool, v, out.begin());                       // out[i] = v[0] + ... + v[i]
+/// tine::exclusive_scan(pool, v, out.begin(), 0L, std::plus<>{});   // out[i] = 0 + v[0] + ... + v[i-1]
+/// ```
+///
+/// A blocked two-pass scan: the input is cut into blocks (one per leaf, at most
+/// `max_scan_blocks`); pass 1 folds every block but the last in parallel; a serial pass over the
+/// block sums turns them into each block's prefix; pass 2 scans every block in parallel starting
+/// from its prefix. About 2n applications of `op`, which must be associative (not necessarily
+/// commutative): the results equal `std::inclusive_scan`'s / `std::exclusive_scan`'s. The block
+/// sums live in one `stack_alloc` array. The output may be the input (in-place scan). If `op`
+/// throws, the first exception reaches the caller after every piece already started has
+/// finished, and the output is partly written.
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <ranges>
+#include <utility>
+
+#include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/split.hpp>
+#include <tine/algorithms/grain.hpp>
+#include <tine/core/concepts.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/stack_alloc.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine {
+
+/// The most blocks a scan cuts its input into (the grain is raised to respect it): bounds the
+/// block-sum array on the stack and the serial pass over it.
+inline constexpr std::size_t max_scan_blocks = 4096;
+
+namespace detail {
+
+template <typename I, typename O, typename T, typename Op>
+struct scan_state {
+  I first;
+  O out;
+  Op* op;
+  std::optional<T>* sums;  ///< pass 1: block sums; pass 2: block prefixes (empty: none)
+  std::size_t n;
+  std::size_t blocks;
+};
+
+/// Pass 1: the fold of each block.
+template <typename I, typename O, typename T, typename Op>
+struct scan_sum_body {
+  const scan_state<I, O, T, Op>* s;
+
+  void operator()(std::size_t jlo, std::size_t jhi) const {
+    for (std::size_t j = jlo; j < jhi; ++j) {
+      const std::size_t lo = block_start(j, s->n, s->blocks);
+      const std::size_t hi = block_start(j + 1, s->n, s->blocks);
+      I it = at(s->first, lo);
+      T acc(*it);
+      for (std::size_t i = lo + 1; i < hi; ++i) {
+        ++it;
+        acc = std::invoke(*s->op, std::move(acc), *it);
+      }
+      s->sums[j].emplace(std::move(acc));
+    }
+  }
+};
+
+/// Pass 2: scan each block from its prefix. Each element is read before its output is written,
+/// so the output may be the input.
+template <bool Inclusive, typename I, typename O, typename T, typename Op>
+struct scan_write_body {
+  const scan_state<I, O, T, Op>* s;
+
+  void operator()(std::size_t jlo, std::size_t jhi) const {
+    for (std::size_t j = jlo; j < jhi; ++j) {
+      const std::size_t lo = block_start(j, s->n, s->blocks);
+      const std::size_t hi = block_start(j + 1, s->n, s->blocks);
+      const std::optional<T>& prefix = s->sums[j];
+      I in = at(s->first, lo);
+      O to = at(s->out, lo);
+      if constexpr (Inclusive) {
+        T acc = prefix ? T(std::invoke(*s->op, T(*prefix), *in)) : T(*in);
+        *to = acc;
+        for (std::size_t i = lo + 1; i < hi; ++i) {
+          ++in;
+          ++to;
+          acc = std::invoke(*s->op, std::move(acc), *in);
+          *to = acc;
+        }
+      } else {
+        T acc(*prefix);
+        for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+          T next = std::invoke(*s->op, T(acc), *in);
+          *to = std::move(acc);
+          acc = std::move(next);
+        }
+      }
+    }
+  }
+};
+
+/// Turns the block sums into block prefixes: prefix[0] = init (maybe none), prefix[j + 1] =
+/// prefix[j] op sum[j]. Serial: there are few blocks.
+template <typename T, typename Op>
+void sums_to_prefixes(std::optional<T>* sums, std::size_t blocks, std::optional<T> init, Op& op) {
+  std::optional<T> run = std::move(init);
+  for (std::size_t j = 0; j < blocks; ++j) {
+    std::optional<T> sum = std::move(sums[j]);
+    sums[j] = run;
+    if (j + 1 < blocks) {
+      if (run) {
+        run.emplace(std::invoke(op, std::move(*run), std::move(*sum)));
+      } else {
+        run = std::move(sum);
+      }
+    }
+  }
+}
+
+template <bool Inclusive, typename I, typename O, typename T, typename Op>
+task<O> scan_run(I first, std::size_t n, O out, std::optional<T> init, Op op, std::size_t leaf) {
+  if (n == 0) {
+    co_return out;
+  }
+  const std::size_t blocks = std::min((n + leaf - 1) / leaf, max_scan_blocks);
+  using state = scan_state<I, O, T, Op>;
+  using write_body = scan_write_body<Inclusive, I, O, T, Op>;
+  stack_array<std::optional<T>> sums = co_await stack_alloc<std::optional<T>>(blocks);
+  const state s{first, out, &op, sums.data(), n, blocks};
+  if (blocks > 1) {
+    const scan_sum_body<I, O, T, Op> pass1{&s};
+    co_await call(split_for<scan_sum_body<I, O, T, Op>>, &pass1, std::size_t{0}, blocks - 1, std::size_t{1});
+    co_await join();
+  }
+  sums_to_prefixes(sums.data(), blocks, std::move(init), op);
+  const write_body pass2{&s};
+  co_await call(split_for<write_body>, &pass2, std::size_t{0}, blocks, std::size_t{1});
+  co_await join();
+  co_return at(out, n);
+}
+
+template <typename I, typename O, typename T, typename Op>
+consteval bool check_scan() {
+  static_assert(std::random_access_iterator<O>,
+                "tine scans: the output must be a random-access iterator to as many elements as the "
+                "input (for example v.begin() of a vector already sized; a back_inserter cannot be "
+                "written in parallel)");
+  static_assert(std::copyable<T>, "tine scans: the accumulator type must be copyable (each output is a copy of it)");
+  static_assert(fold_operation<Op, T, std::iter_reference_t<I>>,
+                "tine scans: op must combine the accumulator with an element and with another "
+                "accumulator: op(T, *it) and op(T, T) must be valid and convertible to T (T is the "
+                "type of init, or the input's value type when there is no init)");
+  static_assert(std::indirectly_writable<O, const T&>, "tine scans: the accumulator cannot be assigned to *out");
+  return std::random_access_iterator<O> && std::copyable<T> && fold_operation<Op, T, std::iter_reference_t<I>> &&
+         std::indirectly_writable<O, const T&>;
+}
+
+template <bool Inclusive, typename Sch, typename R, typename O, typename T, typename Op>
+O blocking_scan(Sch& sched, R& r, O out, std::optional<T> init, Op op, grain g) {
+  using I = std::ranges::iterator_t<R>;
+  if constexpr (check_range<R>() && check_scan<I, O, T, Op>()) {
+    const std::size_t n = range_size(r);
+    return sync_wait(sched, scan_run<Inclusive, I, O, T, Op>, std::ranges::begin(r), n, std::move(out),
+                     std::move(init), std::move(op), leaf_size(n, g, worker_count(sched)));
+  }
+}
+
+template <bool Inclusive, typename R, typename O, typename T, typename Op>
+task<O> scan_task(R& r, O out, std::optional<T> init, Op op, grain g) {
+  using I = std::ranges::iterator_t<R>;
+  const std::size_t n = range_size(r);
+  return scan_run<Inclusive, I, O, T, Op>(std::ranges::begin(r), n, std::move(out), std::move(init), std::move(op),
+                                          leaf_size(n, g, hardware_workers()));
+}
+
+template <typename I, typename S>
+auto as_range(I first, S last) {
+  return std::ranges::subrange<I, S>(std::move(first), std::move(last));
+}
+
+}  // namespace detail
+
+/// Blocking inclusive scan: `out[i] = [init op] in[0] op ... op in[i]`; returns `out + n`.
+/// Without `op` it sums. Note the argument order of the std algorithm: op before init.
+struct inclusive_scan_fn {
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op>
+    requires(!std::same_as<Op, grain>)
+  O operator()(Sch& sched, R&& r, O out, Op op, grain g = {}) const {
+    using T = std::ranges::range_value_t<R>;
+    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>{}, std::move(op), g);
+  }
+
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op, typename T>
+    requires(!std::same_as<T, grain>)
+  O operator()(Sch& sched, R&& r, O out, Op op, T init, grain g = {}) const {
+    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+  }
+
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O>
+  O operator()(Sch& sched, R&& r, O out) const {
+    return (*this)(sched, r, std::move(out), std::plus<>{});
+  }
+
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
+            typename... Rest>
+  O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
+    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+  }
+};
+
+inline constexpr inclusive_scan_fn inclusive_scan{};
+
+/// Blocking exclusive scan: `out[i] = init op in[0] op ... op in[i-1]`; returns `out + n`.
+struct exclusive_scan_fn {
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T, typename Op>
+  O operator()(Sch& sched, R&& r, O out, T init, Op op, grain g = {}) const {
+    return detail::blocking_scan<false>(sched, r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+  }
+
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T>
+  O operator()(Sch& sched, R&& r, O out, T init) const {
+    return (*this)(sched, r, std::move(out), std::move(init), std::plus<>{});
+  }
+
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
+            typename... Rest>
+  O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
+    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+  }
+};
+
+inline constexpr exclusive_scan_fn exclusive_scan{};
+
+namespace async {
+
+/// Task form of inclusive_scan: `co_await tine::call(&end, tine::async::inclusive_scan, range, out, op)`.
+/// The input range is referred to: pass an lvalue (or a borrowed range such as a span).
+struct inclusive_scan_fn {
+  template <std::ranges::range R, std::input_or_output_iterator O, typename Op>
+    requires(!std::same_as<Op, grain>)
+  task<O> operator()(R&& r, O out, Op op, grain g = {}) const {
+    using T = std::ranges::range_value_t<R>;
+    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
+                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
+      return detail::scan_task<true>(r, std::move(out), std::optional<T>{}, std::move(op), g);
+    }
+  }
+
+  template <std::ranges::range R, std::input_or_output_iterator O, typename Op, typename T>
+    requires(!std::same_as<T, grain>)
+  task<O> operator()(R&& r, O out, Op op, T init, grain g = {}) const {
+    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
+                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
+      return detail::scan_task<true>(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+    }
+  }
+
+  template <std::ranges::range R, std::input_or_output_iterator O>
+  task<O> operator()(R&& r, O out) const {
+    return (*this)(std::forward<R>(r), std::move(out), std::plus<>{});
+  }
+
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename... Rest>
+  task<O> operator()(I first, S last, O out, Rest... rest) const {
+    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+  }
+};
+
+inline constexpr inclusive_scan_fn inclusive_scan{};
+
+/// Task form of exclusive_scan, as `tine::exclusive_scan` without the scheduler.
+struct exclusive_scan_fn {
+  template <std::ranges::range R, std::input_or_output_iterator O, typename T, typename Op>
+  task<O> operator()(R&& r, O out, T init, Op op, grain g = {}) const {
+    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
+                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
+      return detail::scan_task<false>(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+    }
+  }
+
+  template <std::ranges::range R, std::input_or_output_iterator O, typename T>
+  task<O> operator()(R&& r, O out, T init) const {
+    return (*this)(std::forward<R>(r), std::move(out), std::move(init), std::plus<>{});
+  }
+
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename... Rest>
+  task<O> operator()(I first, S last, O out, Rest... rest) const {
+    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+  }
+};
+
+inline constexpr exclusive_scan_fn exclusive_scan{};
+
+}  // namespace async
+}  // namespace tine
+
+#endif  // TINE_ALGORITHMS_SCAN_HPP

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Build-failure tests: each snippet names, on its first line, the message the compiler must print
+# (or COMPILES for the control). Runs the system C++ compiler on tine's headers from the runfiles.
+set -u
+root="${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-tine}"
+inc=$(mktemp -d)
+trap 'rm -rf "$inc"' EXIT
+ln -s "$root" "$inc/tine"
+cxx="${CXX:-g++}"
+status=0
+for src in "$root"/tests/algorithms/compile_fail/*.cpp; do
+  expect=$(head -n 1 "$src" | sed -e 's|^// EXPECT: ||')
+  out=$("$cxx" -std=c++20 -fsyntax-only -I"$inc" "$src" 2>&1)
+  rc=$?
+  name=$(basename "$src")
+  if [ "$expect" = "COMPILES" ]; then
+    if [ $rc -ne 0 ]; then
+      echo "FAIL $name: the control must compile:"; echo "$out" | head -n 20; status=1
+    else
+      echo "ok   $name compiles"
+    fi
+  elif [ $rc -eq 0 ]; then
+    echo "FAIL $name: compiled, but must be rejected with: $expect"; status=1
+  elif ! grep -qF -- "$expect" <<<"$out"; then
+    echo "FAIL $name: rejected, but without the message: $expect"; echo "$out" | head -n 20; status=1
+  else
+    echo "ok   $name rejected with: $expect"
+  fi
+done
+exit $status
