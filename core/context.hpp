@@ -57,7 +57,9 @@ class worker_context {
 
   ~worker_context() {
     detail::free_stack(m_top);
-    detail::free_stack(m_spare);
+    for (std::size_t i = 0; i < m_spares; ++i) {
+      detail::free_stack(m_spare[i]);
+    }
   }
 
   /// Makes this the calling thread's context. A thread holds at most one.
@@ -151,9 +153,8 @@ class worker_context {
 
   /// Gives up the current stack (now owned by a suspended task) and starts a fresh one.
   void release_stack() {
-    if (m_spare != nullptr) {
-      m_top = m_spare;
-      m_spare = nullptr;
+    if (m_spares != 0) {
+      m_top = m_spare[--m_spares];
     } else {
       m_top = detail::make_stacklet(detail::initial_stacklet_bytes, nullptr);
     }
@@ -165,8 +166,11 @@ class worker_context {
       return;
     }
     TINE_ASSERT(detail::stack_is_empty(m_top), "a worker adopts a stack only when its own is empty");
-    if (m_spare == nullptr) {
-      m_spare = m_top;
+    // Keep a few empty stacks for the next releases: a worker that steals often releases and
+    // adopts stacks in turn, and should not go to the heap for each.
+    detail::trim_cache(m_top);
+    if (m_spares < max_spares) {
+      m_spare[m_spares++] = m_top;
     } else {
       detail::free_stack(m_top);
     }
@@ -187,7 +191,9 @@ class worker_context {
   deque<detail::frame*> m_deque;
   intrusive_mpsc<submit_node> m_submitted;
   detail::stacklet* m_top;
-  detail::stacklet* m_spare = nullptr;
+  static constexpr std::size_t max_spares = 4;
+  detail::stacklet* m_spare[max_spares] = {};  ///< Empty stacks (one stacklet each) to reuse.
+  std::size_t m_spares = 0;
   bool m_unshared;
 #if !TINE_SYMMETRIC_TRANSFER
   std::coroutine_handle<> m_next;

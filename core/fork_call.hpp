@@ -77,8 +77,9 @@ struct spawn_awaitable {
     using value_type = typename Request::value_type;
     using R = std::remove_pointer_t<decltype(Request::result)>;
     worker_context& ctx = context();
+    [[maybe_unused]] const bool opens_scope = Fork && !parent->in_scope;
     if constexpr (Fork) {
-      if (!parent->in_scope) {
+      if (opens_scope) {
         // First fork of this scope: remember the stack the parent lives on, before the child is
         // allocated (which may move the top to a new stacklet), so the worker that resumes the
         // parent after the join can adopt it.
@@ -87,11 +88,20 @@ struct spawn_awaitable {
       }
     }
     Request& req = *request;
-    child_task child = std::apply(
-        [&req](auto&&... a) {
-          return std::invoke(std::forward<decltype(req.fn)>(req.fn), std::forward<decltype(a)>(a)...);
-        },
-        std::move(req.args));
+    child_task child = [&] {
+      try {
+        return std::apply(
+            [&req](auto&&... a) {
+              return std::invoke(std::forward<decltype(req.fn)>(req.fn), std::forward<decltype(a)>(a)...);
+            },
+            std::move(req.args));
+      } catch (...) {
+        if (opens_scope) {
+          parent->in_scope = false;  // creating the child failed: nothing was forked
+        }
+        throw;
+      }
+    }();
     promise<value_type>* p = task_access::release(child);
     if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
       p->result = req.result;
@@ -104,6 +114,9 @@ struct spawn_awaitable {
         ctx.tasks().push(parent);  // from here a thief may resume the parent: touch it no more
       } catch (...) {
         child_handle.destroy();  // the deque could not grow; the parent rethrows at this co_await
+        if (opens_scope) {
+          parent->in_scope = false;  // nothing was forked after all
+        }
         throw;
       }
     }

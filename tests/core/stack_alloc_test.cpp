@@ -55,9 +55,39 @@ tine::task<bool> alloc_inside_scope() {
   co_return threw && r == 9;
 }
 
+struct copy_throws {
+  copy_throws() = default;
+  copy_throws(const copy_throws&) { throw std::runtime_error("copy"); }
+};
+
+tine::task<int> takes_copy(copy_throws) { co_return 1; }
+
+// A fork whose child cannot even be created (an argument's copy throws) opens no scope: the task
+// may still allocate on its stack afterwards.
+tine::task<bool> failed_fork_opens_no_scope() {
+  copy_throws arg;
+  int r = 0;
+  bool threw = false;
+  try {
+    co_await tine::fork(&r, takes_copy, arg);
+  } catch (const std::runtime_error&) {
+    threw = true;
+  }
+  auto buf = co_await tine::stack_alloc<int>(4);  // would throw std::logic_error inside a scope
+  buf[3] = 7;
+  co_await tine::join();
+  co_return threw && buf[3] == 7;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(stack_alloc)
+
+BOOST_AUTO_TEST_CASE(a_failed_fork_opens_no_scope) {
+  tine::inline_scheduler sched;
+  BOOST_TEST(tine::sync_wait(sched, failed_fork_opens_no_scope));
+}
+
 
 BOOST_AUTO_TEST_CASE(partial_results_buffer) {
   tine::inline_scheduler sched;
