@@ -6,7 +6,8 @@
 /// - blocking, STL-shaped, scheduler first: `tine::reduce(pool, range, init, op)`, also over an
 ///   iterator pair; call it from a thread that is not a worker;
 /// - a task form in `tine::async`, with the same arguments minus the scheduler, that composes
-///   inside tasks without blocking a worker: `co_await tine::call(&sum, tine::async::reduce, range, init, op)`.
+///   inside tasks without blocking a worker: `co_await tine::call(&sum, tine::async::reduce, range,
+///   init, op)`.
 /// Every call takes an optional last argument `tine::grain{n}` (see grain.hpp for the default).
 
 #include <tine/algorithms/concepts.hpp>

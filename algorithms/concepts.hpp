@@ -33,16 +33,18 @@ concept splittable_range = std::ranges::random_access_range<R> && std::ranges::s
 
 /// `f` can be called with one element of `I` (its reference type); it is called concurrently.
 template <typename F, typename I>
-concept element_function = std::copy_constructible<F> && std::invocable<F&, std::iter_reference_t<I>>;
+concept element_function =
+    std::copy_constructible<F> && std::invocable<F&, std::iter_reference_t<I>>;
 
 /// `f` can be called with one element of `I1` and the matching element of `I2`.
 template <typename F, typename I1, typename I2>
-concept element_pair_function =
-    std::copy_constructible<F> && std::invocable<F&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+concept element_pair_function = std::copy_constructible<F> &&
+    std::invocable<F&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
 
 /// `p` answers a yes/no question about one element of `I`.
 template <typename P, typename I>
-concept element_predicate = std::copy_constructible<P> && std::predicate<P&, std::iter_reference_t<I>>;
+concept element_predicate =
+    std::copy_constructible<P> && std::predicate<P&, std::iter_reference_t<I>>;
 
 /// `op` folds values of type `E` (an element, or a transformed element) into an accumulator of
 /// type `T`: `T` can start from an `E`, and `op(T, E)` and `op(T, T)` give something convertible
@@ -59,10 +61,11 @@ namespace detail {
 /// instantiated, so that a failed check does not bury its message under follow-on errors.
 template <typename I, typename S>
 consteval bool check_input() {
-  static_assert(splittable_iterator<I>,
-                "tine algorithms split their input in halves and need random-access iterators "
-                "(std::vector, std::deque, std::array, std::span, iota/transform views); this "
-                "iterator is not random access (std::list, std::set, a filter view, an input stream...)");
+  static_assert(
+      splittable_iterator<I>,
+      "tine algorithms split their input in halves and need random-access iterators "
+      "(std::vector, std::deque, std::array, std::span, iota/transform views); this "
+      "iterator is not random access (std::list, std::set, a filter view, an input stream...)");
   static_assert(std::sized_sentinel_for<S, I>,
                 "tine algorithms need the end of the input in O(1): last - first must be valid");
   return splittable_iterator<I> && std::sized_sentinel_for<S, I>;
@@ -70,11 +73,13 @@ consteval bool check_input() {
 
 template <typename R>
 consteval bool check_range() {
-  static_assert(std::ranges::random_access_range<R>,
-                "tine algorithms split their input in halves and need a random-access range "
-                "(std::vector, std::deque, std::array, std::span, iota/transform views); this "
-                "range is not random access (std::list, std::set, a filter view, an input stream...)");
-  static_assert(std::ranges::sized_range<R>, "tine algorithms need a range whose size is known in O(1)");
+  static_assert(
+      std::ranges::random_access_range<R>,
+      "tine algorithms split their input in halves and need a random-access range "
+      "(std::vector, std::deque, std::array, std::span, iota/transform views); this "
+      "range is not random access (std::list, std::set, a filter view, an input stream...)");
+  static_assert(std::ranges::sized_range<R>,
+                "tine algorithms need a range whose size is known in O(1)");
   return splittable_range<R>;
 }
 

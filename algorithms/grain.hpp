@@ -15,12 +15,12 @@
 /// slower one: the last leaf to finish is what the others wait for, so it should be a small part
 /// of the whole (with 8 leaves per worker a compute-bound for_each on 2 workers lost about one
 /// leaf, 11 %, to this tail; with 64, 3 %). The number of tasks stays 64 * workers per call
-/// whatever `n` is, so the fork overhead is bounded (tens of microseconds per call). `workers` is `sched.size()`
-/// for a scheduler that has one, else `std::thread::hardware_concurrency()` (also for the task
-/// forms, which do not know their scheduler). There is deliberately no larger lower bound: with
-/// an expensive body a leaf of one element is right. For a very cheap body on a small input the
-/// whole call costs about as much as the scheduler's wake-up; pass a grain to keep small inputs
-/// serial, for example `tine::grain{4096}`.
+/// whatever `n` is, so the fork overhead is bounded (tens of microseconds per call). `workers` is
+/// `sched.size()` for a scheduler that has one, else `std::thread::hardware_concurrency()` (also
+/// for the task forms, which do not know their scheduler). There is deliberately no larger lower
+/// bound: with an expensive body a leaf of one element is right. For a very cheap body on a small
+/// input the whole call costs about as much as the scheduler's wake-up; pass a grain to keep small
+/// inputs serial, for example `tine::grain{4096}`.
 
 #include <concepts>
 #include <cstddef>
@@ -55,7 +55,9 @@ inline std::size_t hardware_workers() noexcept {
 /// Workers of `sched`: its `size()` if it reports one, else the hardware's.
 template <typename S>
 std::size_t worker_count(const S& sched) noexcept {
-  if constexpr (requires { { sched.size() } -> std::convertible_to<std::size_t>; }) {
+  if constexpr (requires {
+                  { sched.size() } -> std::convertible_to<std::size_t>;
+                }) {
     const std::size_t n = sched.size();
     return n == 0 ? 1 : n;
   } else {

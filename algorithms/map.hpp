@@ -66,9 +66,10 @@ consteval bool check_map() {
                 "elements as the input (for example v.begin() of a vector already sized; a "
                 "back_inserter cannot be written in parallel)");
   if constexpr (!element_function<F, I>) {
-    static_assert(element_function<F, I>,
-                  "tine::map(..., out, f): f must be copyable and callable as f(*it) with an element "
-                  "of the input");
+    static_assert(
+        element_function<F, I>,
+        "tine::map(..., out, f): f must be copyable and callable as f(*it) with an element "
+        "of the input");
     return false;
   } else {
     using result = std::invoke_result_t<F&, std::iter_reference_t<I>>;
@@ -87,16 +88,16 @@ struct map_fn {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_map<I, O, F>()) {
       const std::size_t n = detail::range_size(r);
-      return sync_wait(sched, detail::map_run<I, O, F>, std::ranges::begin(r), n, std::move(out), std::move(f),
-                       detail::leaf_size(n, g, detail::worker_count(sched)));
+      return sync_wait(sched, detail::map_run<I, O, F>, std::ranges::begin(r), n, std::move(out),
+                       std::move(f), detail::leaf_size(n, g, detail::worker_count(sched)));
     }
   }
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
-            typename F>
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename F>
   O operator()(Sch& sched, I first, S last, O out, F f, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out),
-                   std::move(f), g);
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(out), std::move(f), g);
   }
 };
 
@@ -120,9 +121,11 @@ struct map_fn {
     }
   }
 
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename F>
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename F>
   task<O> operator()(I first, S last, O out, F f, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out), std::move(f), g);
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out),
+                   std::move(f), g);
   }
 };
 

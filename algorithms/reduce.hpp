@@ -6,8 +6,9 @@
 ///
 /// ```
 /// long sum = tine::reduce(pool, v, 0L, std::plus<>{});
-/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{}, std::multiplies<>{});
-/// co_await tine::call(&sum, tine::async::reduce, v.begin(), v.end(), 0L, std::plus<>{});
+/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{},
+/// std::multiplies<>{}); co_await tine::call(&sum, tine::async::reduce, v.begin(), v.end(), 0L,
+/// std::plus<>{});
 /// ```
 ///
 /// The result is `init op x0 op x1 op ... op xn-1` with the elements in their order, grouped in
@@ -61,7 +62,9 @@ struct binary_source {
   I1 first1;
   I2 first2;
   Tr* tr;
-  decltype(auto) operator()(std::size_t i) const { return std::invoke(*tr, *at(first1, i), *at(first2, i)); }
+  decltype(auto) operator()(std::size_t i) const {
+    return std::invoke(*tr, *at(first1, i), *at(first2, i));
+  }
 };
 
 /// A leaf of the fold: `[lo, hi)` folded left to right, starting from its first element.
@@ -82,7 +85,8 @@ struct fold_leaf {
 /// The algorithm, writing `init op fold(elements)` into `*out`. `op` lives in this frame; the
 /// source refers to the transform, which lives in the caller's frame.
 template <typename T, typename Source, typename Op>
-task<void> fold_run(std::optional<T>* out, Source source, std::size_t n, T init, Op op, std::size_t leaf) {
+task<void> fold_run(std::optional<T>* out, Source source, std::size_t n, T init, Op op,
+                    std::size_t leaf) {
   if (n == 0) {
     out->emplace(std::move(init));
     co_return;
@@ -95,12 +99,13 @@ task<void> fold_run(std::optional<T>* out, Source source, std::size_t n, T init,
   out->emplace(std::invoke(op, std::move(init), std::move(*total[0])));
 }
 
-/// Blocking entry: one sync_wait, the result in a local optional (T need not be default-constructible).
+/// Blocking entry: one sync_wait, the result in a local optional (T need not be
+/// default-constructible).
 template <typename Sch, typename T, typename Source, typename Op>
 T blocking_fold(Sch& sched, Source source, std::size_t n, T init, Op op, grain g) {
   std::optional<T> out;
-  sync_wait(sched, fold_run<T, Source, Op>, &out, std::move(source), n, std::move(init), std::move(op),
-            leaf_size(n, g, worker_count(sched)));
+  sync_wait(sched, fold_run<T, Source, Op>, &out, std::move(source), n, std::move(init),
+            std::move(op), leaf_size(n, g, worker_count(sched)));
   return std::move(*out);
 }
 
@@ -108,8 +113,8 @@ T blocking_fold(Sch& sched, Source source, std::size_t n, T init, Op op, grain g
 template <typename T, typename Tr, typename MakeSource, typename Op>
 task<T> fold_task(MakeSource make, std::size_t n, T init, Op op, Tr tr, grain g) {
   std::optional<T> out;
-  co_await call(fold_run<T, decltype(make(&tr)), Op>, &out, make(&tr), n, std::move(init), std::move(op),
-                leaf_size(n, g, hardware_workers()));
+  co_await call(fold_run<T, decltype(make(&tr)), Op>, &out, make(&tr), n, std::move(init),
+                std::move(op), leaf_size(n, g, hardware_workers()));
   co_await join();
   co_return std::move(*out);
 }
@@ -136,33 +141,37 @@ struct make_binary {
 
 template <typename I, typename T, typename Op>
 consteval bool check_reduce() {
-  static_assert(fold_operation<Op, T, std::iter_reference_t<I>>,
-                "tine::reduce(..., init, op): op must combine the accumulator (the type of init) "
-                "with an element and with another accumulator: op(T, *it) and op(T, T) must be valid "
-                "and convertible to T, and T must be constructible from an element");
+  static_assert(
+      fold_operation<Op, T, std::iter_reference_t<I>>,
+      "tine::reduce(..., init, op): op must combine the accumulator (the type of init) "
+      "with an element and with another accumulator: op(T, *it) and op(T, T) must be valid "
+      "and convertible to T, and T must be constructible from an element");
   return fold_operation<Op, T, std::iter_reference_t<I>>;
 }
 
 template <typename I, typename T, typename Op, typename Tr>
 consteval bool check_transform_reduce() {
   if constexpr (!element_function<Tr, I>) {
-    static_assert(element_function<Tr, I>,
-                  "tine::transform_reduce(..., init, op, transform): transform must be copyable and "
-                  "callable as transform(*it)");
+    static_assert(
+        element_function<Tr, I>,
+        "tine::transform_reduce(..., init, op, transform): transform must be copyable and "
+        "callable as transform(*it)");
     return false;
   } else {
     using E = std::invoke_result_t<Tr&, std::iter_reference_t<I>>;
-    static_assert(fold_operation<Op, T, E>,
-                  "tine::transform_reduce(..., init, op, transform): op must combine the accumulator "
-                  "(the type of init) with a transformed element and with another accumulator: "
-                  "op(T, transform(*it)) and op(T, T) must be valid and convertible to T");
+    static_assert(
+        fold_operation<Op, T, E>,
+        "tine::transform_reduce(..., init, op, transform): op must combine the accumulator "
+        "(the type of init) with a transformed element and with another accumulator: "
+        "op(T, transform(*it)) and op(T, T) must be valid and convertible to T");
     return fold_operation<Op, T, E>;
   }
 }
 
 template <typename I1, typename I2, typename T, typename Op, typename Tr>
 consteval bool check_transform_reduce2() {
-  static_assert(splittable_iterator<I2>, "tine::transform_reduce: the second input must be random access");
+  static_assert(splittable_iterator<I2>,
+                "tine::transform_reduce: the second input must be random access");
   if constexpr (!element_pair_function<Tr, I1, I2>) {
     static_assert(element_pair_function<Tr, I1, I2>,
                   "tine::transform_reduce(..., first2, init, op, transform): transform must be "
@@ -184,20 +193,22 @@ consteval bool check_transform_reduce2() {
 /// value-initialised element type.
 struct reduce_fn {
   template <scheduler Sch, std::ranges::range R, typename T, typename Op>
-    requires(!std::same_as<T, grain>)
-  T operator()(Sch& sched, R&& r, T init, Op op, grain g = {}) const {
+  requires(!std::same_as<T, grain>) T operator()(Sch& sched, R&& r, T init, Op op,
+                                                 grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_reduce<I, T, Op>()) {
       static const detail::pass_through tr{};
-      return detail::blocking_fold(sched, detail::unary_source<I, const detail::pass_through>{std::ranges::begin(r), &tr},
-                                   detail::range_size(r), std::move(init), std::move(op), g);
+      return detail::blocking_fold(
+          sched, detail::unary_source<I, const detail::pass_through>{std::ranges::begin(r), &tr},
+          detail::range_size(r), std::move(init), std::move(op), g);
     }
   }
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op>
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T,
+            typename Op>
   T operator()(Sch& sched, I first, S last, T init, Op op, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
-                   std::move(op), g);
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(init), std::move(op), g);
   }
 
   template <scheduler Sch, std::ranges::range R, typename T>
@@ -230,31 +241,34 @@ struct transform_reduce_fn {
   T operator()(Sch& sched, R&& r, T init, Op op, Tr tr, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_transform_reduce<I, T, Op, Tr>()) {
-      return detail::blocking_fold(sched, detail::unary_source<I, Tr>{std::ranges::begin(r), &tr}, detail::range_size(r),
-                                   std::move(init), std::move(op), g);
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op, typename Tr>
-  T operator()(Sch& sched, I first, S last, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
-                   std::move(op), std::move(tr), g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
-  T operator()(Sch& sched, R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
-      return detail::blocking_fold(sched, detail::binary_source<I, I2, Tr>{std::ranges::begin(r), first2, &tr},
+      return detail::blocking_fold(sched, detail::unary_source<I, Tr>{std::ranges::begin(r), &tr},
                                    detail::range_size(r), std::move(init), std::move(op), g);
     }
   }
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator I2,
-            typename T, typename Op, typename Tr>
-  T operator()(Sch& sched, I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(first2),
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T,
+            typename Op, typename Tr>
+  T operator()(Sch& sched, I first, S last, T init, Op op, Tr tr, grain g = {}) const {
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
                    std::move(init), std::move(op), std::move(tr), g);
+  }
+
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator I2, typename T,
+            typename Op, typename Tr>
+  T operator()(Sch& sched, R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
+      return detail::blocking_fold(
+          sched, detail::binary_source<I, I2, Tr>{std::ranges::begin(r), first2, &tr},
+          detail::range_size(r), std::move(init), std::move(op), g);
+    }
+  }
+
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
+  T operator()(Sch& sched, I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(first2), std::move(init), std::move(op), std::move(tr), g);
   }
 };
 
@@ -266,23 +280,25 @@ namespace async {
 /// An lvalue range is referred to; a temporary range is moved into the task.
 struct reduce_fn {
   template <std::ranges::range R, typename T, typename Op>
-    requires(!std::same_as<T, grain>)
-  task<T> operator()(R&& r, T init, Op op, grain g = {}) const {
+  requires(!std::same_as<T, grain>) task<T>
+  operator()(R&& r, T init, Op op, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_reduce<I, T, Op>()) {
       if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, detail::pass_through>(detail::make_unary<I>{std::ranges::begin(r)},
-                                                          detail::range_size(r), std::move(init), std::move(op),
-                                                          detail::pass_through{}, g);
+        return detail::fold_task<T, detail::pass_through>(
+            detail::make_unary<I>{std::ranges::begin(r)}, detail::range_size(r), std::move(init),
+            std::move(op), detail::pass_through{}, g);
       } else {
-        return detail::with_owned_range<T, reduce_fn>(std::move(r), std::move(init), std::move(op), g);
+        return detail::with_owned_range<T, reduce_fn>(std::move(r), std::move(init), std::move(op),
+                                                      g);
       }
     }
   }
 
   template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op>
   task<T> operator()(I first, S last, T init, Op op, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init), std::move(op), g);
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
+                   std::move(op), g);
   }
 
   template <std::ranges::range R, typename T>
@@ -306,40 +322,44 @@ struct transform_reduce_fn {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_transform_reduce<I, T, Op, Tr>()) {
       if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, Tr>(detail::make_unary<I>{std::ranges::begin(r)}, detail::range_size(r),
-                                        std::move(init), std::move(op), std::move(tr), g);
+        return detail::fold_task<T, Tr>(detail::make_unary<I>{std::ranges::begin(r)},
+                                        detail::range_size(r), std::move(init), std::move(op),
+                                        std::move(tr), g);
       } else {
-        return detail::with_owned_range<T, transform_reduce_fn>(std::move(r), std::move(init), std::move(op),
-                                                                std::move(tr), g);
-      }
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op, typename Tr>
-  task<T> operator()(I first, S last, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init), std::move(op),
-                   std::move(tr), g);
-  }
-
-  template <std::ranges::range R, std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
-  task<T> operator()(R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
-      if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, Tr>(detail::make_binary<I, I2>{std::ranges::begin(r), std::move(first2)},
-                                        detail::range_size(r), std::move(init), std::move(op), std::move(tr), g);
-      } else {
-        return detail::with_owned_range<T, transform_reduce_fn>(std::move(r), std::move(first2), std::move(init),
+        return detail::with_owned_range<T, transform_reduce_fn>(std::move(r), std::move(init),
                                                                 std::move(op), std::move(tr), g);
       }
     }
   }
 
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator I2, typename T,
-            typename Op, typename Tr>
-  task<T> operator()(I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(first2), std::move(init),
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op,
+            typename Tr>
+  task<T> operator()(I first, S last, T init, Op op, Tr tr, grain g = {}) const {
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
                    std::move(op), std::move(tr), g);
+  }
+
+  template <std::ranges::range R, std::input_or_output_iterator I2, typename T, typename Op,
+            typename Tr>
+  task<T> operator()(R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
+      if constexpr (detail::referable_range<R>) {
+        return detail::fold_task<T, Tr>(
+            detail::make_binary<I, I2>{std::ranges::begin(r), std::move(first2)},
+            detail::range_size(r), std::move(init), std::move(op), std::move(tr), g);
+      } else {
+        return detail::with_owned_range<T, transform_reduce_fn>(
+            std::move(r), std::move(first2), std::move(init), std::move(op), std::move(tr), g);
+      }
+    }
+  }
+
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
+  task<T> operator()(I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(first2), std::move(init), std::move(op), std::move(tr), g);
   }
 };
 

@@ -6,7 +6,8 @@
 ///
 /// ```
 /// tine::inclusive_scan(pool, v, out.begin());                       // out[i] = v[0] + ... + v[i]
-/// tine::exclusive_scan(pool, v, out.begin(), 0L, std::plus<>{});   // out[i] = 0 + v[0] + ... + v[i-1]
+/// tine::exclusive_scan(pool, v, out.begin(), 0L, std::plus<>{});   // out[i] = 0 + v[0] + ... +
+/// v[i-1]
 /// ```
 ///
 /// A blocked two-pass scan: the input is cut into blocks (one per leaf, at most
@@ -139,7 +140,8 @@ task<O> scan_run(I first, std::size_t n, O out, std::optional<T> init, Op op, st
   const state s{first, out, &op, sums.data(), n, blocks};
   if (blocks > 1) {
     const scan_sum_body<I, O, T, Op> pass1{&s};
-    co_await call(split_for<scan_sum_body<I, O, T, Op>>, &pass1, std::size_t{0}, blocks - 1, std::size_t{1});
+    co_await call(split_for<scan_sum_body<I, O, T, Op>>, &pass1, std::size_t{0}, blocks - 1,
+                  std::size_t{1});
     co_await join();
   }
   sums_to_prefixes(sums.data(), blocks, std::move(init), op);
@@ -151,18 +153,21 @@ task<O> scan_run(I first, std::size_t n, O out, std::optional<T> init, Op op, st
 
 template <typename I, typename O, typename T, typename Op>
 consteval bool check_scan() {
-  static_assert(std::random_access_iterator<O>,
-                "tine scans: the output must be a random-access iterator to as many elements as the "
-                "input (for example v.begin() of a vector already sized; a back_inserter cannot be "
-                "written in parallel)");
-  static_assert(std::copyable<T>, "tine scans: the accumulator type must be copyable (each output is a copy of it)");
+  static_assert(
+      std::random_access_iterator<O>,
+      "tine scans: the output must be a random-access iterator to as many elements as the "
+      "input (for example v.begin() of a vector already sized; a back_inserter cannot be "
+      "written in parallel)");
+  static_assert(std::copyable<T>,
+                "tine scans: the accumulator type must be copyable (each output is a copy of it)");
   static_assert(fold_operation<Op, T, std::iter_reference_t<I>>,
                 "tine scans: op must combine the accumulator with an element and with another "
                 "accumulator: op(T, *it) and op(T, T) must be valid and convertible to T (T is the "
                 "type of init, or the input's value type when there is no init)");
-  static_assert(std::indirectly_writable<O, const T&>, "tine scans: the accumulator cannot be assigned to *out");
-  return std::random_access_iterator<O> && std::copyable<T> && fold_operation<Op, T, std::iter_reference_t<I>> &&
-         std::indirectly_writable<O, const T&>;
+  static_assert(std::indirectly_writable<O, const T&>,
+                "tine scans: the accumulator cannot be assigned to *out");
+  return std::random_access_iterator<O> && std::copyable<T> &&
+         fold_operation<Op, T, std::iter_reference_t<I>> && std::indirectly_writable<O, const T&>;
 }
 
 template <bool Inclusive, typename Sch, typename R, typename O, typename T, typename Op>
@@ -170,8 +175,9 @@ O blocking_scan(Sch& sched, R& r, O out, std::optional<T> init, Op op, grain g) 
   using I = std::ranges::iterator_t<R>;
   if constexpr (check_range<R>() && check_scan<I, O, T, Op>()) {
     const std::size_t n = range_size(r);
-    return sync_wait(sched, scan_run<Inclusive, I, O, T, Op>, std::ranges::begin(r), n, std::move(out),
-                     std::move(init), std::move(op), leaf_size(n, g, worker_count(sched)));
+    return sync_wait(sched, scan_run<Inclusive, I, O, T, Op>, std::ranges::begin(r), n,
+                     std::move(out), std::move(init), std::move(op),
+                     leaf_size(n, g, worker_count(sched)));
   }
 }
 
@@ -179,8 +185,8 @@ template <bool Inclusive, typename R, typename O, typename T, typename Op>
 task<O> scan_task(R& r, O out, std::optional<T> init, Op op, grain g) {
   using I = std::ranges::iterator_t<R>;
   const std::size_t n = range_size(r);
-  return scan_run<Inclusive, I, O, T, Op>(std::ranges::begin(r), n, std::move(out), std::move(init), std::move(op),
-                                          leaf_size(n, g, hardware_workers()));
+  return scan_run<Inclusive, I, O, T, Op>(std::ranges::begin(r), n, std::move(out), std::move(init),
+                                          std::move(op), leaf_size(n, g, hardware_workers()));
 }
 
 template <typename I, typename S>
@@ -194,16 +200,19 @@ auto as_range(I first, S last) {
 /// Without `op` it sums. Note the argument order of the std algorithm: op before init.
 struct inclusive_scan_fn {
   template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op>
-    requires(!std::same_as<Op, grain>)
-  O operator()(Sch& sched, R&& r, O out, Op op, grain g = {}) const {
+  requires(!std::same_as<Op, grain>) O operator()(Sch& sched, R&& r, O out, Op op,
+                                                  grain g = {}) const {
     using T = std::ranges::range_value_t<R>;
-    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>{}, std::move(op), g);
+    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>{}, std::move(op),
+                                       g);
   }
 
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op, typename T>
-    requires(!std::same_as<T, grain>)
-  O operator()(Sch& sched, R&& r, O out, Op op, T init, grain g = {}) const {
-    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op,
+            typename T>
+  requires(!std::same_as<T, grain>) O operator()(Sch& sched, R&& r, O out, Op op, T init,
+                                                 grain g = {}) const {
+    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>(std::move(init)),
+                                       std::move(op), g);
   }
 
   template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O>
@@ -211,10 +220,11 @@ struct inclusive_scan_fn {
     return (*this)(sched, r, std::move(out), std::plus<>{});
   }
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
-            typename... Rest>
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename... Rest>
   O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
-    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out),
+                   std::move(rest)...);
   }
 };
 
@@ -222,9 +232,11 @@ inline constexpr inclusive_scan_fn inclusive_scan{};
 
 /// Blocking exclusive scan: `out[i] = init op in[0] op ... op in[i-1]`; returns `out + n`.
 struct exclusive_scan_fn {
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T, typename Op>
+  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T,
+            typename Op>
   O operator()(Sch& sched, R&& r, O out, T init, Op op, grain g = {}) const {
-    return detail::blocking_scan<false>(sched, r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+    return detail::blocking_scan<false>(sched, r, std::move(out), std::optional<T>(std::move(init)),
+                                        std::move(op), g);
   }
 
   template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T>
@@ -232,10 +244,11 @@ struct exclusive_scan_fn {
     return (*this)(sched, r, std::move(out), std::move(init), std::plus<>{});
   }
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O,
-            typename... Rest>
+  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename... Rest>
   O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
-    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out),
+                   std::move(rest)...);
   }
 };
 
@@ -243,12 +256,12 @@ inline constexpr exclusive_scan_fn exclusive_scan{};
 
 namespace async {
 
-/// Task form of inclusive_scan: `co_await tine::call(&end, tine::async::inclusive_scan, range, out, op)`.
-/// The input range is referred to: pass an lvalue (or a borrowed range such as a span).
+/// Task form of inclusive_scan: `co_await tine::call(&end, tine::async::inclusive_scan, range, out,
+/// op)`. The input range is referred to: pass an lvalue (or a borrowed range such as a span).
 struct inclusive_scan_fn {
   template <std::ranges::range R, std::input_or_output_iterator O, typename Op>
-    requires(!std::same_as<Op, grain>)
-  task<O> operator()(R&& r, O out, Op op, grain g = {}) const {
+  requires(!std::same_as<Op, grain>) task<O>
+  operator()(R&& r, O out, Op op, grain g = {}) const {
     using T = std::ranges::range_value_t<R>;
     if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
                   detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
@@ -257,11 +270,12 @@ struct inclusive_scan_fn {
   }
 
   template <std::ranges::range R, std::input_or_output_iterator O, typename Op, typename T>
-    requires(!std::same_as<T, grain>)
-  task<O> operator()(R&& r, O out, Op op, T init, grain g = {}) const {
+  requires(!std::same_as<T, grain>) task<O>
+  operator()(R&& r, O out, Op op, T init, grain g = {}) const {
     if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
                   detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
-      return detail::scan_task<true>(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+      return detail::scan_task<true>(r, std::move(out), std::optional<T>(std::move(init)),
+                                     std::move(op), g);
     }
   }
 
@@ -270,9 +284,11 @@ struct inclusive_scan_fn {
     return (*this)(std::forward<R>(r), std::move(out), std::plus<>{});
   }
 
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename... Rest>
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename... Rest>
   task<O> operator()(I first, S last, O out, Rest... rest) const {
-    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out),
+                   std::move(rest)...);
   }
 };
 
@@ -284,7 +300,8 @@ struct exclusive_scan_fn {
   task<O> operator()(R&& r, O out, T init, Op op, grain g = {}) const {
     if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
                   detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
-      return detail::scan_task<false>(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+      return detail::scan_task<false>(r, std::move(out), std::optional<T>(std::move(init)),
+                                      std::move(op), g);
     }
   }
 
@@ -293,9 +310,11 @@ struct exclusive_scan_fn {
     return (*this)(std::forward<R>(r), std::move(out), std::move(init), std::plus<>{});
   }
 
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, std::input_or_output_iterator O, typename... Rest>
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
+            std::input_or_output_iterator O, typename... Rest>
   task<O> operator()(I first, S last, O out, Rest... rest) const {
-    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out), std::move(rest)...);
+    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out),
+                   std::move(rest)...);
   }
 };
 

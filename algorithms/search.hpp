@@ -41,8 +41,8 @@ struct search_state {
   I first;
   P* pred;
   std::size_t grain;
-  bool wanted;     ///< a hit is an element for which pred gives this
-  bool leftmost;   ///< find_if: the first hit counts; otherwise any hit ends the search
+  bool wanted;    ///< a hit is an element for which pred gives this
+  bool leftmost;  ///< find_if: the first hit counts; otherwise any hit ends the search
   /// Hits at or after this index cannot change the answer. Relaxed accesses: it is only a hint
   /// to stop early; the final value is read after the join, which orders every write before it.
   std::atomic<std::size_t> bound;
@@ -85,7 +85,8 @@ task<void> search_split(search_state<I, P>* s, std::size_t lo, std::size_t hi) {
 
 /// The index of the first hit (leftmost) or 0 (any hit), or `n` when there is none.
 template <typename I, typename P>
-task<std::size_t> search_run(I first, std::size_t n, P pred, bool wanted, bool leftmost, std::size_t leaf) {
+task<std::size_t> search_run(I first, std::size_t n, P pred, bool wanted, bool leftmost,
+                             std::size_t leaf) {
   if (n == 0) {
     co_return 0;
   }
@@ -97,9 +98,10 @@ task<std::size_t> search_run(I first, std::size_t n, P pred, bool wanted, bool l
 
 template <typename P, typename I>
 consteval bool check_predicate() {
-  static_assert(element_predicate<P, I>,
-                "tine searches (find_if, any_of, all_of, none_of): pred must be copyable and callable "
-                "as pred(*it) with an element of the input, returning something convertible to bool");
+  static_assert(
+      element_predicate<P, I>,
+      "tine searches (find_if, any_of, all_of, none_of): pred must be copyable and callable "
+      "as pred(*it) with an element of the input, returning something convertible to bool");
   return element_predicate<P, I>;
 }
 
@@ -110,15 +112,17 @@ struct quantifier_fn {
   bool operator()(Sch& sched, R&& r, P pred, grain g = {}) const {
     if constexpr (check_range<R>() && check_predicate<P, std::ranges::iterator_t<R>>()) {
       const std::size_t n = range_size(r);
-      const std::size_t hit = sync_wait(sched, search_run<std::ranges::iterator_t<R>, P>, std::ranges::begin(r), n,
-                                        std::move(pred), Wanted, false, leaf_size(n, g, worker_count(sched)));
+      const std::size_t hit =
+          sync_wait(sched, search_run<std::ranges::iterator_t<R>, P>, std::ranges::begin(r), n,
+                    std::move(pred), Wanted, false, leaf_size(n, g, worker_count(sched)));
       return (hit < n) == AnswerIfFound;
     }
   }
 
   template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
   bool operator()(Sch& sched, I first, S last, P pred, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred), g);
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(pred), g);
   }
 };
 
@@ -138,8 +142,8 @@ struct async_quantifier_fn {
     if constexpr (check_range<R>() && check_predicate<P, I>()) {
       if constexpr (referable_range<R>) {
         const std::size_t n = range_size(r);
-        return quantifier_run<Wanted, AnswerIfFound, I, P>(std::ranges::begin(r), n, std::move(pred),
-                                                           leaf_size(n, g, hardware_workers()));
+        return quantifier_run<Wanted, AnswerIfFound, I, P>(
+            std::ranges::begin(r), n, std::move(pred), leaf_size(n, g, hardware_workers()));
       } else {
         return with_owned_range<bool, async_quantifier_fn>(std::move(r), std::move(pred), g);
       }
@@ -148,7 +152,8 @@ struct async_quantifier_fn {
 
   template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
   task<bool> operator()(I first, S last, P pred, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred), g);
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred),
+                   g);
   }
 };
 
@@ -171,8 +176,9 @@ struct find_if_fn {
     using I = std::ranges::iterator_t<R>;
     if constexpr (detail::check_range<R>() && detail::check_predicate<P, I>()) {
       const std::size_t n = detail::range_size(r);
-      const std::size_t i = sync_wait(sched, detail::search_run<I, P>, std::ranges::begin(r), n, std::move(pred), true,
-                                      true, detail::leaf_size(n, g, detail::worker_count(sched)));
+      const std::size_t i =
+          sync_wait(sched, detail::search_run<I, P>, std::ranges::begin(r), n, std::move(pred),
+                    true, true, detail::leaf_size(n, g, detail::worker_count(sched)));
       if constexpr (std::same_as<std::ranges::borrowed_iterator_t<R>, std::ranges::dangling>) {
         (void)i;
         return {};
@@ -184,7 +190,8 @@ struct find_if_fn {
 
   template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
   I operator()(Sch& sched, I first, S last, P pred, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred), g);
+    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::move(pred), g);
   }
 };
 
@@ -205,7 +212,8 @@ struct find_if_fn {
   template <std::ranges::range R, typename P>
   task<std::ranges::iterator_t<R>> operator()(R&& r, P pred, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_referable<R>() && detail::check_range<R>() && detail::check_predicate<P, I>()) {
+    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
+                  detail::check_predicate<P, I>()) {
       const std::size_t n = detail::range_size(r);
       return detail::find_if_run<I, P>(std::ranges::begin(r), n, std::move(pred),
                                        detail::leaf_size(n, g, detail::hardware_workers()));
@@ -214,7 +222,8 @@ struct find_if_fn {
 
   template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
   task<I> operator()(I first, S last, P pred, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred), g);
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred),
+                   g);
   }
 };
 

@@ -26,8 +26,8 @@
 
 namespace {
 
-std::size_t reduce_n = 100'000'000;   // 10^8 doubles (800 MB)
-std::size_t for_each_n = 1'000'000;   // compute-bound body: ~100 dependent flops per element
+std::size_t reduce_n = 100'000'000;  // 10^8 doubles (800 MB)
+std::size_t for_each_n = 1'000'000;  // compute-bound body: ~100 dependent flops per element
 
 // Integer-valued doubles: every partial sum is exact, so every library must return the same value.
 const std::vector<double>& reduce_input() {
@@ -102,11 +102,12 @@ void run_for_each(lib l, std::size_t workers, tine::busy_pool<>* pool, std::vect
       return;
     case lib::tbb: {
       tbb::global_control c(tbb::global_control::max_allowed_parallelism, workers);
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, v.size()), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t i = r.begin(); i != r.end(); ++i) {
-          heavy(v[i]);
-        }
-      });
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, v.size()),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                            heavy(v[i]);
+                          }
+                        });
       return;
     }
     case lib::std_par: {
@@ -117,7 +118,9 @@ void run_for_each(lib l, std::size_t workers, tine::busy_pool<>* pool, std::vect
   }
 }
 
-const char* name_of(lib l) { return l == lib::tine ? "tine_busy" : l == lib::tbb ? "tbb" : "std_par"; }
+const char* name_of(lib l) {
+  return l == lib::tine ? "tine_busy" : l == lib::tbb ? "tbb" : "std_par";
+}
 
 void bm_reduce(benchmark::State& state, lib l, std::size_t workers) {
   tine::busy_pool<> pool(workers);
@@ -130,9 +133,9 @@ void bm_reduce(benchmark::State& state, lib l, std::size_t workers) {
       break;
     }
   }
-  state.counters["ns_per_element"] = benchmark::Counter(
-      static_cast<double>(reduce_n) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_element"] =
+      benchmark::Counter(static_cast<double>(reduce_n) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void bm_for_each(benchmark::State& state, lib l, std::size_t workers) {
@@ -180,7 +183,8 @@ int main(int argc, char** argv) {
   }
   for (std::size_t workers : {1U, 2U}) {
     for (lib l : {lib::tine, lib::tbb, lib::std_par}) {
-      const std::string suffix = std::string("/") + name_of(l) + "/workers:" + std::to_string(workers);
+      const std::string suffix =
+          std::string("/") + name_of(l) + "/workers:" + std::to_string(workers);
       benchmark::RegisterBenchmark(("reduce/1e8" + suffix).c_str(), bm_reduce, l, workers)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();

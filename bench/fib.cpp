@@ -85,7 +85,9 @@ struct fib_workload {
   // calls(n) = 2 fib(n + 1) - 1
   static std::uint64_t tasks(input n) { return static_cast<std::uint64_t>(2 * exact(n + 1) - 1); }
   static std::string check(input n, result got, result) {
-    return got == exact(n) ? "" : "wrong result " + std::to_string(got) + ", expected " + std::to_string(exact(n));
+    return got == exact(n)
+               ? ""
+               : "wrong result " + std::to_string(got) + ", expected " + std::to_string(exact(n));
   }
 };
 

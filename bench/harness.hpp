@@ -65,7 +65,8 @@ inline constexpr const char* pools_used = "tine::busy_pool<>, tine::lazy_pool<>"
 namespace bench {
 using busy_pool = tine::testing::simple_pool;
 using lazy_pool = tine::testing::simple_pool;
-inline constexpr const char* pools_used = "tine::testing::simple_pool (stand-in: busy/lazy pools not yet in schedulers/)";
+inline constexpr const char* pools_used =
+    "tine::testing::simple_pool (stand-in: busy/lazy pools not yet in schedulers/)";
 }  // namespace bench
 #endif
 
@@ -83,18 +84,25 @@ enum class lib { serial, tine_inline, tine_busy, tine_lazy, tbb, omp };
 
 inline const char* lib_name(lib l) {
   switch (l) {
-    case lib::serial: return "serial";
-    case lib::tine_inline: return "tine_inline";
-    case lib::tine_busy: return "tine_busy";
-    case lib::tine_lazy: return "tine_lazy";
-    case lib::tbb: return "tbb";
-    case lib::omp: return omp_runtime();  // "gomp" or "libomp"
+    case lib::serial:
+      return "serial";
+    case lib::tine_inline:
+      return "tine_inline";
+    case lib::tine_busy:
+      return "tine_busy";
+    case lib::tine_lazy:
+      return "tine_lazy";
+    case lib::tbb:
+      return "tbb";
+    case lib::omp:
+      return omp_runtime();  // "gomp" or "libomp"
   }
   return "?";
 }
 
 inline std::optional<lib> lib_from_name(std::string_view s) {
-  for (lib l : {lib::serial, lib::tine_inline, lib::tine_busy, lib::tine_lazy, lib::tbb, lib::omp}) {
+  for (lib l :
+       {lib::serial, lib::tine_inline, lib::tine_busy, lib::tine_lazy, lib::tbb, lib::omp}) {
     if (s == lib_name(l) || (l == lib::omp && (s == "omp" || s == "gomp" || s == "libomp"))) {
       return l;
     }
@@ -202,35 +210,39 @@ void register_benchmarks(const typename W::input& in) {
         continue;
       }
     }
-    std::string name = std::string(W::name) + "/" + W::show(in) + "/" + lib_name(c.l) + "/workers:" +
-                       std::to_string(c.workers);
+    std::string name = std::string(W::name) + "/" + W::show(in) + "/" + lib_name(c.l) +
+                       "/workers:" + std::to_string(c.workers);
     auto warmed = std::make_shared<bool>(false);
-    benchmark::RegisterBenchmark(name.c_str(), [c, in, tasks, warmed](benchmark::State& state) {
-      const auto& ref = serial_reference<W>(in);
-      std::string err;
-      if (!*warmed) {
-        // Once per benchmark, not per repetition: first-touch page faults, thread start-up.
-        with_library<W>(c, in, 1, [&](const auto&, double) {});
-        *warmed = true;
-      }
-      for (auto _ : state) {
-        with_library<W>(c, in, 1, [&](const auto& r, double) {
-          if (err.empty()) {
-            err = W::check(in, r, ref);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [c, in, tasks, warmed](benchmark::State& state) {
+          const auto& ref = serial_reference<W>(in);
+          std::string err;
+          if (!*warmed) {
+            // Once per benchmark, not per repetition: first-touch page faults, thread start-up.
+            with_library<W>(c, in, 1, [&](const auto&, double) {});
+            *warmed = true;
           }
-        });
-      }
-      if (!err.empty()) {
-        state.SkipWithError(err.c_str());
-        return;
-      }
-      state.counters["workers"] = c.workers;
-      state.counters["tasks"] = static_cast<double>(tasks);
-      // ns per task: wall time / (tasks x iterations), in ns.
-      state.counters["ns_per_task"] = benchmark::Counter(
-          static_cast<double>(tasks) * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
-                                                 benchmark::Counter::kInvert);
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+          for (auto _ : state) {
+            with_library<W>(c, in, 1, [&](const auto& r, double) {
+              if (err.empty()) {
+                err = W::check(in, r, ref);
+              }
+            });
+          }
+          if (!err.empty()) {
+            state.SkipWithError(err.c_str());
+            return;
+          }
+          state.counters["workers"] = c.workers;
+          state.counters["tasks"] = static_cast<double>(tasks);
+          // ns per task: wall time / (tasks x iterations), in ns.
+          state.counters["ns_per_task"] = benchmark::Counter(
+              static_cast<double>(tasks) * 1e-9,
+              benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+        })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
@@ -291,8 +303,9 @@ int smoke_main(std::string_view group) {
     }
     with_library<W>(c, in, 2, [&](const auto& r, double secs) {
       std::string err = W::check(in, r, ref);
-      std::printf("smoke %s input=%s lib=%s workers=%d seconds=%.4f %s\n", W::name, W::show(in).c_str(),
-                  lib_name(c.l), c.workers, secs, err.empty() ? "ok" : err.c_str());
+      std::printf("smoke %s input=%s lib=%s workers=%d seconds=%.4f %s\n", W::name,
+                  W::show(in).c_str(), lib_name(c.l), c.workers, secs,
+                  err.empty() ? "ok" : err.c_str());
       failures += !err.empty();
     });
   }

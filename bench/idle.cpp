@@ -60,11 +60,13 @@ void measure(const char* name, std::size_t workers, double seconds, int samples)
     if (tine::sync_wait(pool, nothing) != 1) {
       std::exit(1);
     }
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
+    us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s).count());
   }
   std::sort(us.begin(), us.end());
-  std::printf("%-14s workers=%zu idle_cpu=%.5f core-s/s  wake_latency_us median=%.1f p90=%.1f max=%.1f\n", name,
-              workers, idle_cpu, us[us.size() / 2], us[us.size() * 9 / 10], us.back());
+  std::printf(
+      "%-14s workers=%zu idle_cpu=%.5f core-s/s  wake_latency_us median=%.1f p90=%.1f max=%.1f\n",
+      name, workers, idle_cpu, us[us.size() / 2], us[us.size() * 9 / 10], us.back());
 }
 
 }  // namespace

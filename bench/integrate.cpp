@@ -117,9 +117,11 @@ struct integrate_workload {
   static std::string check(input n, result got, result ref) {
     double want = exact_integral(0, n);
     // The same additions in a different order: equal up to rounding; and close to the exact value.
-    if (std::abs(got - ref) > 1e-9 * std::abs(ref) || std::abs(got - want) > 1e-6 * std::abs(want)) {
+    if (std::abs(got - ref) > 1e-9 * std::abs(ref) ||
+        std::abs(got - want) > 1e-6 * std::abs(want)) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "wrong integral %.17g (serial %.17g, exact %.17g)", got, ref, want);
+      std::snprintf(buf, sizeof buf, "wrong integral %.17g (serial %.17g, exact %.17g)", got, ref,
+                    want);
       return buf;
     }
     return "";

@@ -71,10 +71,14 @@ tine::task<void> mm_tine(const float* a, const float* b, float* c, int n, int s,
   }
   int h = n / 2;
   for (int phase = 0; phase < 2; ++phase) {
-    co_await tine::fork(mm_tine, quad(a, 0, phase, h, s), quad(b, phase, 0, h, s), quad(c, 0, 0, h, s), h, s, add || phase == 1);
-    co_await tine::fork(mm_tine, quad(a, 0, phase, h, s), quad(b, phase, 1, h, s), quad(c, 0, 1, h, s), h, s, add || phase == 1);
-    co_await tine::fork(mm_tine, quad(a, 1, phase, h, s), quad(b, phase, 0, h, s), quad(c, 1, 0, h, s), h, s, add || phase == 1);
-    co_await tine::call(mm_tine, quad(a, 1, phase, h, s), quad(b, phase, 1, h, s), quad(c, 1, 1, h, s), h, s, add || phase == 1);
+    co_await tine::fork(mm_tine, quad(a, 0, phase, h, s), quad(b, phase, 0, h, s),
+                        quad(c, 0, 0, h, s), h, s, add || phase == 1);
+    co_await tine::fork(mm_tine, quad(a, 0, phase, h, s), quad(b, phase, 1, h, s),
+                        quad(c, 0, 1, h, s), h, s, add || phase == 1);
+    co_await tine::fork(mm_tine, quad(a, 1, phase, h, s), quad(b, phase, 0, h, s),
+                        quad(c, 1, 0, h, s), h, s, add || phase == 1);
+    co_await tine::call(mm_tine, quad(a, 1, phase, h, s), quad(b, phase, 1, h, s),
+                        quad(c, 1, 1, h, s), h, s, add || phase == 1);
     co_await tine::join();
   }
 }
@@ -88,9 +92,15 @@ void mm_tbb(const float* a, const float* b, float* c, int n, int s, bool add) {
   for (int phase = 0; phase < 2; ++phase) {
     tbb::task_group g;
     bool ad = add || phase == 1;
-    g.run([=] { mm_tbb(quad(a, 0, phase, h, s), quad(b, phase, 0, h, s), quad(c, 0, 0, h, s), h, s, ad); });
-    g.run([=] { mm_tbb(quad(a, 0, phase, h, s), quad(b, phase, 1, h, s), quad(c, 0, 1, h, s), h, s, ad); });
-    g.run([=] { mm_tbb(quad(a, 1, phase, h, s), quad(b, phase, 0, h, s), quad(c, 1, 0, h, s), h, s, ad); });
+    g.run([=] {
+      mm_tbb(quad(a, 0, phase, h, s), quad(b, phase, 0, h, s), quad(c, 0, 0, h, s), h, s, ad);
+    });
+    g.run([=] {
+      mm_tbb(quad(a, 0, phase, h, s), quad(b, phase, 1, h, s), quad(c, 0, 1, h, s), h, s, ad);
+    });
+    g.run([=] {
+      mm_tbb(quad(a, 1, phase, h, s), quad(b, phase, 0, h, s), quad(c, 1, 0, h, s), h, s, ad);
+    });
     mm_tbb(quad(a, 1, phase, h, s), quad(b, phase, 1, h, s), quad(c, 1, 1, h, s), h, s, ad);
     g.wait();
   }

@@ -148,10 +148,11 @@ struct nqueens_workload {
   static std::uint64_t tasks(input n) { return nq_count(n, 0, board{}); }
   static std::string check(input n, result got, result) {
     // OEIS A000170.
-    static constexpr long solutions[] = {1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712,
-                                         365596, 2279184, 14772512};
+    static constexpr long solutions[] = {1,   1,   0,    0,     2,     10,     4,       40,      92,
+                                         352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512};
     return got == solutions[n] ? ""
-                               : "wrong count " + std::to_string(got) + ", expected " + std::to_string(solutions[n]);
+                               : "wrong count " + std::to_string(got) + ", expected " +
+                                     std::to_string(solutions[n]);
   }
 };
 

@@ -124,9 +124,15 @@ struct uts_workload {
     }
     return {&uts::tree(s), star};
   }
-  static std::string show(const input& in) { return std::string(in.tree->name) + (in.star ? "*" : ""); }
-  static std::vector<input> bench_inputs() { return {parse("T1"), parse("T1*"), parse("T3"), parse("T3*")}; }
-  static std::vector<input> full_inputs() { return {parse("T1L"), parse("T1L*"), parse("T3L"), parse("T3L*")}; }
+  static std::string show(const input& in) {
+    return std::string(in.tree->name) + (in.star ? "*" : "");
+  }
+  static std::vector<input> bench_inputs() {
+    return {parse("T1"), parse("T1*"), parse("T3"), parse("T3*")};
+  }
+  static std::vector<input> full_inputs() {
+    return {parse("T1L"), parse("T1L*"), parse("T3L"), parse("T3L*")};
+  }
   static input smoke_input() { return parse("T3small*"); }
 
   static result serial(const input& in) { return uts_serial(*in.tree, uts::root(*in.tree)); }
@@ -134,7 +140,8 @@ struct uts_workload {
   static result tine(S& s, const input& in) {
     const uts::node r = uts::root(*in.tree);
     const uts::node* rp = &r;
-    return in.star ? tine::sync_wait(s, uts_tine_star, in.tree, rp) : tine::sync_wait(s, uts_tine, in.tree, rp);
+    return in.star ? tine::sync_wait(s, uts_tine_star, in.tree, rp)
+                   : tine::sync_wait(s, uts_tine, in.tree, rp);
   }
   static result tbb(const input& in) { return uts_tbb(*in.tree, uts::root(*in.tree)); }
   static result omp(const input& in) { return uts_omp(*in.tree, uts::root(*in.tree)); }

@@ -14,8 +14,8 @@
 #include <openssl/sha.h>
 
 #include <cmath>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -25,12 +25,12 @@ namespace uts {
 
 struct params {
   const char* name;
-  int type;       // 1 geometric (fixed shape, a = 3), 0 binomial
-  double b;       // root branching (and geometric target branching)
-  int gen_mx;     // geometric: depth limit d
-  double q;       // binomial: probability of m children
-  int m;          // binomial: children of a non-root node
-  int seed;       // r
+  int type;    // 1 geometric (fixed shape, a = 3), 0 binomial
+  double b;    // root branching (and geometric target branching)
+  int gen_mx;  // geometric: depth limit d
+  double q;    // binomial: probability of m children
+  int m;       // binomial: children of a non-root node
+  int seed;    // r
   // Reference results (0: unpublished, checked against the serial run only).
   std::uint64_t nodes, leaves;
   int depth;
@@ -53,7 +53,8 @@ inline const params& tree(std::string_view name) {
       return t;
     }
   }
-  throw std::invalid_argument("uts: unknown tree " + std::string(name) + " (T1, T1L, T3, T3L, T1small, T3small)");
+  throw std::invalid_argument("uts: unknown tree " + std::string(name) +
+                              " (T1, T1L, T3, T3L, T1small, T3small)");
 }
 
 struct node {
@@ -136,10 +137,10 @@ inline std::string check(const params& p, const result& got, const result& seria
   if (got == want) {
     return "";
   }
-  return "wrong UTS result for " + std::string(p.name) + ": nodes " + std::to_string(got.nodes) + " leaves " +
-         std::to_string(got.leaves) + " depth " + std::to_string(got.depth) + ", expected nodes " +
-         std::to_string(want.nodes) + " leaves " + std::to_string(want.leaves) + " depth " +
-         std::to_string(want.depth);
+  return "wrong UTS result for " + std::string(p.name) + ": nodes " + std::to_string(got.nodes) +
+         " leaves " + std::to_string(got.leaves) + " depth " + std::to_string(got.depth) +
+         ", expected nodes " + std::to_string(want.nodes) + " leaves " +
+         std::to_string(want.leaves) + " depth " + std::to_string(want.depth);
 }
 
 }  // namespace uts

@@ -28,7 +28,8 @@ tine::task<uts::result> traverse(const uts::params* p, const uts::node* n) {
   std::vector<slot> cs(static_cast<std::size_t>(k));
   for (int i = 0; i < k; ++i) {
     uts::child(*n, i, cs[static_cast<std::size_t>(i)].node);
-    co_await tine::fork(&cs[static_cast<std::size_t>(i)].res, traverse, p, &cs[static_cast<std::size_t>(i)].node);
+    co_await tine::fork(&cs[static_cast<std::size_t>(i)].res, traverse, p,
+                        &cs[static_cast<std::size_t>(i)].node);
   }
   co_await tine::join();
   for (const slot& c : cs) {
@@ -42,9 +43,11 @@ int run(const uts::params& p, std::size_t workers) {
   Pool pool(workers);
   const uts::node root = uts::root(p);
   const uts::result r = tine::sync_wait(pool, traverse, &p, &root);
-  const bool ok = p.nodes == 0 || (r.nodes == p.nodes && r.leaves == p.leaves && r.depth == p.depth);
-  std::printf("%s nodes=%llu leaves=%llu depth=%d %s\n", p.name, static_cast<unsigned long long>(r.nodes),
-              static_cast<unsigned long long>(r.leaves), r.depth, ok ? "ok" : "WRONG");
+  const bool ok =
+      p.nodes == 0 || (r.nodes == p.nodes && r.leaves == p.leaves && r.depth == p.depth);
+  std::printf("%s nodes=%llu leaves=%llu depth=%d %s\n", p.name,
+              static_cast<unsigned long long>(r.nodes), static_cast<unsigned long long>(r.leaves),
+              r.depth, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }
 

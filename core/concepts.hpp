@@ -22,7 +22,9 @@ namespace tine {
 /// - the scheduler's workers must also keep stealing from each other (and from themselves:
 ///   `resume_on` may leave continuations in a worker's deque) so forked work completes.
 template <typename S>
-concept scheduler = requires(S& s, submit_node* node) { s.schedule(node); };
+concept scheduler = requires(S& s, submit_node* node) {
+  s.schedule(node);
+};
 
 }  // namespace tine
 

@@ -5,7 +5,8 @@
 /// Compiler checks and the few macros the rest of tine uses.
 
 #if !defined(__cplusplus) || __cplusplus < 202002L
-#error "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
+#error \
+    "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
 #endif
 
 #include <cstdio>
@@ -52,7 +53,8 @@ namespace tine::detail {
 
 /// Internal invariants, checked in debug builds only.
 #ifndef NDEBUG
-#define TINE_ASSERT(cond, msg) ((cond) ? (void)0 : ::tine::detail::fatal("internal assertion failed: " msg))
+#define TINE_ASSERT(cond, msg) \
+  ((cond) ? (void)0 : ::tine::detail::fatal("internal assertion failed: " msg))
 #else
 #define TINE_ASSERT(cond, msg) ((void)0)
 #endif

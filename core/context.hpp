@@ -165,7 +165,8 @@ class worker_context {
     if (m_top == stack) {
       return;
     }
-    TINE_ASSERT(detail::stack_is_empty(m_top), "a worker adopts a stack only when its own is empty");
+    TINE_ASSERT(detail::stack_is_empty(m_top),
+                "a worker adopts a stack only when its own is empty");
     // Keep a few empty stacks for the next releases: a worker that steals often releases and
     // adopts stacks in turn, and should not go to the heap for each.
     detail::trim_cache(m_top);
@@ -180,11 +181,15 @@ class worker_context {
  private:
   void check_idle(const char* what) noexcept {
     if (detail::tls_context != this) {
-      detail::fatal("worker_context: run_submitted/steal_from called on a thread this context is not bound to");
+      detail::fatal(
+          "worker_context: run_submitted/steal_from called on a thread this context is not bound "
+          "to");
     }
     if (!detail::stack_is_empty(m_top)) {
       (void)what;
-      detail::fatal("worker_context: run_submitted/steal_from called from inside a task (the worker's stack is not empty)");
+      detail::fatal(
+          "worker_context: run_submitted/steal_from called from inside a task (the worker's stack "
+          "is not empty)");
     }
   }
 

@@ -142,8 +142,8 @@ class deque {
     ring* retired;     // the buffer this one replaced, kept alive for slow thieves
 
     std::atomic<T>* slots() noexcept {
-      return std::launder(reinterpret_cast<std::atomic<T>*>(reinterpret_cast<std::byte*>(this) +
-                                                            sizeof(ring)));
+      return std::launder(
+          reinterpret_cast<std::atomic<T>*>(reinterpret_cast<std::byte*>(this) + sizeof(ring)));
     }
     std::atomic<T>& at(index i) noexcept { return slots()[static_cast<std::size_t>(i) & mask]; }
     std::size_t capacity() const noexcept { return mask + 1; }
@@ -154,19 +154,19 @@ class deque {
 
     // Throws std::bad_alloc; `capacity` is a power of two.
     static ring* create(std::size_t capacity, ring* retired) {
-      void* raw = ::operator new(bytes(capacity), std::align_val_t{alignof(ring)});
+      void* raw = ::operator new (bytes(capacity), std::align_val_t{alignof(ring)});
       ring* r = ::new (raw) ring{capacity - 1, retired};
       // Non-allocating array placement new has no overhead (CWG 2382), so the slots start right
       // after the header, where slots() finds them. Value-initialised: every slot holds T{}.
       ::new (static_cast<void*>(reinterpret_cast<std::byte*>(raw) + sizeof(ring)))
-          std::atomic<T>[capacity]();
+          std::atomic<T>[ capacity ]();
       return r;
     }
 
     // std::atomic<T> and ring are trivially destructible: releasing the storage ends them.
     static void destroy(ring* r) noexcept {
-      ::operator delete(static_cast<void*>(r), bytes(r->capacity()),
-                        std::align_val_t{alignof(ring)});
+      ::operator delete (static_cast<void*>(r), bytes(r->capacity()),
+                         std::align_val_t{alignof(ring)});
     }
   };
 
@@ -176,7 +176,7 @@ class deque {
   /// Creates an empty deque with room for `capacity` items before the first growth, rounded up to
   /// a power of two (at least 2). Throws std::bad_alloc if it is absurdly large or memory runs out.
   explicit deque(std::size_t capacity = 1024)
-      : array_(ring::create(round_capacity(capacity), nullptr)) {}
+      : m_array(ring::create(round_capacity(capacity), nullptr)) {}
 
   deque(const deque&) = delete;
   deque& operator=(const deque&) = delete;
@@ -185,7 +185,7 @@ class deque {
   ~deque() {
     // relaxed: destruction requires that no thread uses the deque any more, which the caller
     // establishes with its own happens-before edge (a join, a barrier).
-    ring* r = array_.load(std::memory_order_relaxed);
+    ring* r = m_array.load(std::memory_order_relaxed);
     while (r != nullptr) {
       ring* older = r->retired;
       ring::destroy(r);
@@ -197,13 +197,13 @@ class deque {
   /// std::bad_alloc if that growth fails, in which case the deque is unchanged.
   void push(T value) {
     // relaxed: only the owner writes `bottom`, and we are the owner.
-    const index b = bottom_.load(std::memory_order_relaxed);
+    const index b = m_bottom.load(std::memory_order_relaxed);
     // acquire (normal build): synchronises with the seq_cst CAS of the thief that last advanced
     // `top`, so that thief's read of the slot it stole happens-before our overwrite of that slot
     // below (otherwise its read could return our new value although its CAS succeeded).
-    const index t = top_.load(order::push_load_top);
+    const index t = m_top.load(order::push_load_top);
     // relaxed: only the owner writes `array`.
-    ring* a = array_.load(std::memory_order_relaxed);
+    ring* a = m_array.load(std::memory_order_relaxed);
     if (TINE_UNLIKELY(b - t > static_cast<index>(a->mask))) {
       // Full: grow out of line (a tail call, so the fast path saves no registers).
       return grow_and_push(value, a, t, b);
@@ -214,21 +214,21 @@ class deque {
   /// Owner only. Takes the most recently pushed item, or returns nullopt if there is none.
   std::optional<T> pop() noexcept {
     // relaxed: owner-only variable.
-    const index b = bottom_.load(std::memory_order_relaxed) - 1;
+    const index b = m_bottom.load(std::memory_order_relaxed) - 1;
     // relaxed: owner-only variable.
-    ring* a = array_.load(std::memory_order_relaxed);
+    ring* a = m_array.load(std::memory_order_relaxed);
     // relaxed + seq_cst fence (normal build) / seq_cst (TSan build): reserve slot b before
     // looking at `top`. The store and the following load of `top` must not be reordered
     // (store-load, the one reordering x86 does): either a thief sees the smaller `bottom` and
     // keeps off slot b, or we see the thief's larger `top` and fall back to the CAS below.
-    bottom_.store(b, order::pop_store_bottom);
+    m_bottom.store(b, order::pop_store_bottom);
     if constexpr (order::fences) {
       // seq_cst fence: the Dekker-style store-load barrier described above; pairs with the
       // seq_cst fence in steal().
       std::atomic_thread_fence(std::memory_order_seq_cst);
     }
     // relaxed after the seq_cst fence (normal build) / seq_cst (TSan build): see above.
-    index t = top_.load(order::pop_load_top);
+    index t = m_top.load(order::pop_load_top);
     if (t < b) {
       // More than one item: slot b is ours alone; no thief can reach it. relaxed: we wrote it.
       return a->at(b).load(std::memory_order_relaxed);
@@ -239,7 +239,7 @@ class deque {
       const T value = a->at(b).load(std::memory_order_relaxed);
       // seq_cst on success: takes part in the total order with the thieves' fences/CASes, as in
       // the paper; relaxed on failure: we only learn that a thief won and touch nothing shared.
-      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+      const bool won = m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                                     std::memory_order_relaxed);
       // Either way the deque is now empty (top == b + 1): restore `bottom` to match.
       restore_bottom(b + 1);
@@ -258,13 +258,13 @@ class deque {
   /// Same result as `pop` without the store-load fence, which is most of pop's cost.
   std::optional<T> pop_unshared() noexcept {
     // relaxed throughout: no other thread reads or writes `top` or `bottom` concurrently.
-    const index b = bottom_.load(std::memory_order_relaxed) - 1;
-    const index t = top_.load(std::memory_order_relaxed);
+    const index b = m_bottom.load(std::memory_order_relaxed) - 1;
+    const index t = m_top.load(std::memory_order_relaxed);
     if (t > b) {
       return std::nullopt;
     }
-    bottom_.store(b, std::memory_order_relaxed);
-    return array_.load(std::memory_order_relaxed)->at(b).load(std::memory_order_relaxed);
+    m_bottom.store(b, std::memory_order_relaxed);
+    return m_array.load(std::memory_order_relaxed)->at(b).load(std::memory_order_relaxed);
   }
 
   /// Any thread. Tries once to take the oldest item. `lost` means it raced with another thief or
@@ -272,7 +272,7 @@ class deque {
   steal_result<T> steal() noexcept {
     // acquire (normal build): synchronises with the CAS that produced this value of `top`, and
     // keeps the loads below from moving before this one. seq_cst under TSan (see deque_order).
-    index t = top_.load(order::steal_load_top);
+    index t = m_top.load(order::steal_load_top);
     if constexpr (order::fences) {
       // seq_cst fence: pairs with the owner's fence in pop(): either we see the owner's
       // decremented `bottom`, or the owner sees our `top` (via the CAS below) — never neither.
@@ -280,20 +280,20 @@ class deque {
     }
     // acquire: synchronises with the release fence + `bottom` store in push(), so the slot (and
     // the item's pointee) written before that push is visible to us.
-    const index b = bottom_.load(order::steal_load_bottom);
+    const index b = m_bottom.load(order::steal_load_bottom);
     if (t >= b) {
       return {steal_status::empty, T{}};
     }
     // acquire, fix (b): synchronises with the release store in grow(), so the copied slots of a
     // new buffer are visible. (The paper used consume, which compilers implement as acquire.)
-    ring* a = array_.load(std::memory_order_acquire);
+    ring* a = m_array.load(std::memory_order_acquire);
     // relaxed: the value is only trusted if the CAS below succeeds, which proves no one took
     // index t and (by the owner's acquire load of `top` in push) that the slot was not reused.
     T value = a->at(t).load(std::memory_order_relaxed);
     // seq_cst on success: claims index t in the total order shared with the owner's fence/CAS;
     // it is also the release the owner's acquire load of `top` in push() synchronises with.
     // relaxed on failure: we return `lost` and touch nothing.
-    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+    if (!m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed)) {
       return {steal_status::lost, T{}};
     }
@@ -304,8 +304,8 @@ class deque {
   std::size_t size() const noexcept {
     // relaxed, both: an estimate; nothing is read on the strength of it. While a pop() or
     // steal() is in flight `bottom` can be below `top` for a moment, hence the clamp at zero.
-    const index b = bottom_.load(std::memory_order_relaxed);
-    const index t = top_.load(std::memory_order_relaxed);
+    const index b = m_bottom.load(std::memory_order_relaxed);
+    const index t = m_top.load(std::memory_order_relaxed);
     return b > t ? static_cast<std::size_t>(b - t) : 0;
   }
 
@@ -315,7 +315,7 @@ class deque {
   /// Owner only. Number of items the current buffer holds before the next growth.
   std::size_t capacity() const noexcept {
     // relaxed: owner-only variable.
-    return array_.load(std::memory_order_relaxed)->capacity();
+    return m_array.load(std::memory_order_relaxed)->capacity();
   }
 
  private:
@@ -324,7 +324,7 @@ class deque {
     // relaxed (normal build): a thief that reads this value finds t >= bottom or loses its CAS
     // on `top` (which already moved past its index), so it takes no item on the strength of it.
     // seq_cst under TSan, to keep the whole top/bottom protocol in the total order there.
-    bottom_.store(b, order::pop_restore_bottom);
+    m_bottom.store(b, order::pop_restore_bottom);
   }
 
   static std::size_t round_capacity(std::size_t capacity) {
@@ -345,7 +345,7 @@ class deque {
       std::atomic_thread_fence(std::memory_order_release);
     }
     // relaxed after the release fence (normal build) / seq_cst (TSan build): see the fence.
-    bottom_.store(b + 1, order::push_store_bottom);
+    m_bottom.store(b + 1, order::push_store_bottom);
   }
 
   // Cold path of push(): replaces the full buffer `old` by one twice as large holding the items
@@ -365,19 +365,19 @@ class deque {
     }
     // release, fix (b): publishes the copied slots (and the header) to thieves, whose acquire
     // load of `array` in steal() synchronises with this store.
-    array_.store(bigger, std::memory_order_release);
+    m_array.store(bigger, std::memory_order_release);
     // Fix (a): the original paper went on writing into the old buffer here, where thieves that
     // load the new pointer never look. relaxed: owner-only variable, our own store just above.
-    ring* const a = array_.load(std::memory_order_relaxed);
+    ring* const a = m_array.load(std::memory_order_relaxed);
     publish(a, b, value);
   }
 
   // Written by the owner on every push/pop, read by thieves. `array` shares its line: thieves
   // read both on every steal, and the owner writes `array` only when growing.
-  alignas(detail::deque_cache_line) std::atomic<index> bottom_{0};
-  std::atomic<ring*> array_;
+  alignas(detail::deque_cache_line) std::atomic<index> m_bottom{0};
+  std::atomic<ring*> m_array;
   // Written by thieves (CAS) and by the owner when taking the last item.
-  alignas(detail::deque_cache_line) std::atomic<index> top_{0};
+  alignas(detail::deque_cache_line) std::atomic<index> m_top{0};
 };
 
 }  // namespace tine

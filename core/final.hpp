@@ -19,72 +19,72 @@ namespace tine::detail {
 /// The completion paths refer to each other (an implicit join may finish a parent that was
 /// waiting at its end), so they live in one class rather than as forward-declared functions.
 struct completion {
-/// The parent's continuation was stolen: count this child as joined (Nowa's split counter) and
-/// continue the parent if this was the last strand to arrive at its join.
-TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexcept {
-  worker_context& ctx = context();
-  // Read before our decrement: once it is done the parent may run again elsewhere and record a
-  // new stack.
-  stacklet* parent_stack = parent->stack;
-  if (ctx.top() == parent_stack) {
-    // We hold the parent's stack and will probably leave it parked with the parent: drop its
-    // cached stacklet now, while it is still ours, so idle stacks do not pin memory.
-    trim_cache(parent_stack);
-  }
-  // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes the
-  // parent; acquire, when we are last, makes every other strand's writes visible to us.
-  if (parent->joins.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    ctx.adopt_stack(parent_stack);
-    if (TINE_UNLIKELY(parent->at_final)) {
-      return finish(parent);  // the parent had already returned and was waiting for us
+  /// The parent's continuation was stolen: count this child as joined (Nowa's split counter) and
+  /// continue the parent if this was the last strand to arrive at its join.
+  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexcept {
+    worker_context& ctx = context();
+    // Read before our decrement: once it is done the parent may run again elsewhere and record a
+    // new stack.
+    stacklet* parent_stack = parent->stack;
+    if (ctx.top() == parent_stack) {
+      // We hold the parent's stack and will probably leave it parked with the parent: drop its
+      // cached stacklet now, while it is still ours, so idle stacks do not pin memory.
+      trim_cache(parent_stack);
     }
-    return ctx.transfer(handle_of(parent));
-  }
-  if (ctx.top() == parent_stack) {
-    ctx.release_stack();  // the parent's stack goes with the parent; whoever resumes it adopts it
-  }
-  return std::noop_coroutine();
-}
-
-/// A forked child has finished and its frame is freed: what runs next.
-[[gnu::always_inline]] static std::coroutine_handle<> after_fork(frame* parent) noexcept {
-  worker_context& ctx = context();
-  // If the parent's continuation is still at the bottom of our deque, nobody stole it.
-  if (std::optional<frame*> bottom = ctx.pop_task()) {
-    if (TINE_LIKELY(*bottom == parent)) {
+    // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes the
+    // parent; acquire, when we are last, makes every other strand's writes visible to us.
+    if (parent->joins.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      ctx.adopt_stack(parent_stack);
+      if (TINE_UNLIKELY(parent->at_final)) {
+        return finish(parent);  // the parent had already returned and was waiting for us
+      }
       return ctx.transfer(handle_of(parent));
     }
-    // A continuation left behind by a task that moved away with resume_on: not ours to resume
-    // directly; give it back to the thieves.
-    ctx.tasks().push(*bottom);
-  }
-  return implicit_join(parent);
-}
-
-/// Ends task `f` (suspended at its final point, all children joined) and returns what to run
-/// next. The general path: roots, exceptions, frames with destructors to run.
-TINE_NOINLINE static std::coroutine_handle<> finish(frame* f) noexcept {
-  const frame_kind kind = f->kind;
-  if (kind == frame_kind::root) {
-    root_sink* sink = f->root;
-    if (f->has_exception.load(std::memory_order_relaxed)) {
-      sink->exception = f->take_exception();
+    if (ctx.top() == parent_stack) {
+      ctx.release_stack();  // the parent's stack goes with the parent; whoever resumes it adopts it
     }
-    handle_of(f).destroy();
-    sink->complete();
     return std::noop_coroutine();
   }
-  frame* parent = f->parent;
-  // relaxed: children of `f` that stored an exception have all joined (synchronised by the join).
-  if (f->has_exception.load(std::memory_order_relaxed)) {
-    parent->stash_exception(f->take_exception());
+
+  /// A forked child has finished and its frame is freed: what runs next.
+  [[gnu::always_inline]] static std::coroutine_handle<> after_fork(frame* parent) noexcept {
+    worker_context& ctx = context();
+    // If the parent's continuation is still at the bottom of our deque, nobody stole it.
+    if (std::optional<frame*> bottom = ctx.pop_task()) {
+      if (TINE_LIKELY(*bottom == parent)) {
+        return ctx.transfer(handle_of(parent));
+      }
+      // A continuation left behind by a task that moved away with resume_on: not ours to resume
+      // directly; give it back to the thieves.
+      ctx.tasks().push(*bottom);
+    }
+    return implicit_join(parent);
   }
-  handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
-  if (kind == frame_kind::call) {
-    return context().transfer(handle_of(parent));
+
+  /// Ends task `f` (suspended at its final point, all children joined) and returns what to run
+  /// next. The general path: roots, exceptions, frames with destructors to run.
+  TINE_NOINLINE static std::coroutine_handle<> finish(frame* f) noexcept {
+    const frame_kind kind = f->kind;
+    if (kind == frame_kind::root) {
+      root_sink* sink = f->root;
+      if (f->has_exception.load(std::memory_order_relaxed)) {
+        sink->exception = f->take_exception();
+      }
+      handle_of(f).destroy();
+      sink->complete();
+      return std::noop_coroutine();
+    }
+    frame* parent = f->parent;
+    // relaxed: children of `f` that stored an exception have all joined (synchronised by the join).
+    if (f->has_exception.load(std::memory_order_relaxed)) {
+      parent->stash_exception(f->take_exception());
+    }
+    handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
+    if (kind == frame_kind::call) {
+      return context().transfer(handle_of(parent));
+    }
+    return after_fork(parent);
   }
-  return after_fork(parent);
-}
 };
 
 /// A task returned (or threw) inside a fork-join scope: join its children first, as Cilk's
@@ -122,7 +122,8 @@ struct final_awaitable {
     if (TINE_UNLIKELY(f->in_scope) && !join_at_end(f)) {
       return std::noop_coroutine();
     }
-    if (TINE_UNLIKELY(f->kind == frame_kind::root || f->has_exception.load(std::memory_order_relaxed))) {
+    if (TINE_UNLIKELY(f->kind == frame_kind::root ||
+                      f->has_exception.load(std::memory_order_relaxed))) {
       return completion::finish(f);
     }
     frame* parent = f->parent;

@@ -92,7 +92,8 @@ struct spawn_awaitable {
       try {
         return std::apply(
             [&req](auto&&... a) {
-              return std::invoke(std::forward<decltype(req.fn)>(req.fn), std::forward<decltype(a)>(a)...);
+              return std::invoke(std::forward<decltype(req.fn)>(req.fn),
+                                 std::forward<decltype(a)>(a)...);
             },
             std::move(req.args));
       } catch (...) {
@@ -133,10 +134,11 @@ inline constexpr bool safe_callable =
 
 template <typename R, typename F, typename... Args>
 consteval void check_spawn() {
-  static_assert(safe_callable<F>,
-                "tine::fork/call: the callable is a temporary with state (for example a lambda with "
-                "captures); the child refers to it after this statement ends. Name it first: "
-                "auto f = [..](..) -> tine::task<T> {..}; co_await tine::fork(&r, f, args...);");
+  static_assert(
+      safe_callable<F>,
+      "tine::fork/call: the callable is a temporary with state (for example a lambda with "
+      "captures); the child refers to it after this statement ends. Name it first: "
+      "auto f = [..](..) -> tine::task<T> {..}; co_await tine::fork(&r, f, args...);");
   if constexpr (!std::is_void_v<R>) {
     using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
     static_assert(std::is_same_v<R, T>,
@@ -150,38 +152,38 @@ consteval void check_spawn() {
 /// Forks `fn(args...)`: runs it now, leaving the rest of this task to thieves; its result is
 /// written to `*result`, valid after the next `co_await tine::join()`.
 template <typename R, typename F, typename... Args>
-  requires task_function<F, Args...>
+requires task_function<F, Args...>
 [[nodiscard]] auto fork(R* result, F&& fn, Args&&... args) {
   detail::check_spawn<R, F, Args...>();
-  return detail::spawn_request<true, R, F, Args...>{result, std::forward<F>(fn),
-                                                    std::forward_as_tuple(std::forward<Args>(args)...)};
+  return detail::spawn_request<true, R, F, Args...>{
+      result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
 
 /// Forks `fn(args...)` and discards its result.
 template <typename F, typename... Args>
-  requires task_function<F, Args...>
+requires task_function<F, Args...>
 [[nodiscard]] auto fork(F&& fn, Args&&... args) {
   detail::check_spawn<void, F, Args...>();
-  return detail::spawn_request<true, void, F, Args...>{nullptr, std::forward<F>(fn),
-                                                       std::forward_as_tuple(std::forward<Args>(args)...)};
+  return detail::spawn_request<true, void, F, Args...>{
+      nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
 
 /// Calls `fn(args...)` as a child task (nothing can be stolen); result in `*result`.
 template <typename R, typename F, typename... Args>
-  requires task_function<F, Args...>
+requires task_function<F, Args...>
 [[nodiscard]] auto call(R* result, F&& fn, Args&&... args) {
   detail::check_spawn<R, F, Args...>();
-  return detail::spawn_request<false, R, F, Args...>{result, std::forward<F>(fn),
-                                                     std::forward_as_tuple(std::forward<Args>(args)...)};
+  return detail::spawn_request<false, R, F, Args...>{
+      result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
 
 /// Calls `fn(args...)` as a child task and discards its result.
 template <typename F, typename... Args>
-  requires task_function<F, Args...>
+requires task_function<F, Args...>
 [[nodiscard]] auto call(F&& fn, Args&&... args) {
   detail::check_spawn<void, F, Args...>();
-  return detail::spawn_request<false, void, F, Args...>{nullptr, std::forward<F>(fn),
-                                                        std::forward_as_tuple(std::forward<Args>(args)...)};
+  return detail::spawn_request<false, void, F, Args...>{
+      nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
 
 }  // namespace tine

@@ -33,8 +33,8 @@ struct frame {
   static constexpr std::uint32_t max_joins = std::numeric_limits<std::uint32_t>::max();
 
   union {
-    frame* parent;     ///< kind call/fork: the task that started this one.
-    root_sink* root;   ///< kind root: where the result is reported.
+    frame* parent;    ///< kind call/fork: the task that started this one.
+    root_sink* root;  ///< kind root: where the result is reported.
   };
   /// Top stacklet of the stack this frame lives on, recorded whenever the task may give up its
   /// worker (the first fork of a scope, resume_on): the worker that resumes it adopts that stack.
@@ -43,7 +43,7 @@ struct frame {
   /// trivially destructible (exceptions are rare; frames are freed without running destructors).
   std::exception_ptr* exception = nullptr;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
-  std::uint32_t steals = 0;                   ///< Times the continuation was stolen (Nowa's alpha).
+  std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
   std::atomic<bool> has_exception{false};
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
@@ -75,7 +75,8 @@ struct frame {
   }
 };
 
-static_assert(std::is_trivially_destructible_v<frame>, "frames are freed without running destructors");
+static_assert(std::is_trivially_destructible_v<frame>,
+              "frames are freed without running destructors");
 
 /// The coroutine whose promise starts with `f` (every tine promise begins with its frame header
 /// and has the frame's alignment). This is what std::coroutine_handle<P>::from_promise computes,

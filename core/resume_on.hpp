@@ -46,7 +46,9 @@ struct resume_on_request {
 
   bool await_ready() const {
     if (node.task->in_scope) {
-      throw std::logic_error("tine::resume_on: a task cannot move between a fork and its join; co_await tine::join() first");
+      throw std::logic_error(
+          "tine::resume_on: a task cannot move between a fork and its join; co_await tine::join() "
+          "first");
     }
     return false;
   }

@@ -56,12 +56,16 @@ class stack_array {
     }
     std::destroy_n(m_data, m_size);
     if (m_owner->in_scope) {
-      detail::fatal("tine::stack_array destroyed between a fork and its join; keep it alive until after the join");
+      detail::fatal(
+          "tine::stack_array destroyed between a fork and its join; keep it alive until after the "
+          "join");
     }
     detail::stacklet*& top = detail::context().top();
     auto* p = reinterpret_cast<std::byte*>(m_data);
     if (p + detail::round_to_stack_alignment(m_size * sizeof(T)) != top->sp) {
-      detail::fatal("tine::stack_array freed out of order: stack allocations must be freed in the reverse order of allocation");
+      detail::fatal(
+          "tine::stack_array freed out of order: stack allocations must be freed in the reverse "
+          "order of allocation");
     }
     detail::stack_pop(top, p);
   }
@@ -139,8 +143,10 @@ struct stack_alloc_request {
 template <typename T>
 [[nodiscard]] detail::stack_alloc_request<T> stack_alloc(std::size_t count) noexcept {
   static_assert(alignof(T) <= detail::stack_alignment,
-                "tine::stack_alloc: over-aligned types (alignof(T) > alignof(std::max_align_t)) are not supported");
-  static_assert(!std::is_reference_v<T> && !std::is_const_v<T>, "tine::stack_alloc<T>: T must be a non-const object type");
+                "tine::stack_alloc: over-aligned types (alignof(T) > alignof(std::max_align_t)) "
+                "are not supported");
+  static_assert(!std::is_reference_v<T> && !std::is_const_v<T>,
+                "tine::stack_alloc<T>: T must be a non-const object type");
   return {count};
 }
 

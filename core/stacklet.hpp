@@ -50,7 +50,9 @@ constexpr std::size_t round_to_stack_alignment(std::size_t n) noexcept {
 
 inline constexpr std::size_t page_bytes = 4096;
 
-constexpr std::size_t round_to_page(std::size_t n) noexcept { return (n + page_bytes - 1) & ~(page_bytes - 1); }
+constexpr std::size_t round_to_page(std::size_t n) noexcept {
+  return (n + page_bytes - 1) & ~(page_bytes - 1);
+}
 
 struct alignas(stack_alignment) stacklet {
   stacklet* prev;  ///< Older stacklet of the same stack (null at the bottom).

@@ -20,7 +20,7 @@
 /// successful compare-exchanges below), so in particular each producer's nodes arrive in the
 /// order that producer pushed them.
 ///
-/// Design: producers push onto a Treiber stack (one CAS on `head_`); the consumer detaches the
+/// Design: producers push onto a Treiber stack (one CAS on `m_head`); the consumer detaches the
 /// whole stack with one exchange, reverses it into a private FIFO list and serves from that list
 /// until it runs dry. Chosen over Vyukov's intrusive MPSC queue because:
 /// - the consumer side is wait-free and never sees a half-linked queue (in Vyukov's queue a
@@ -73,7 +73,7 @@ class intrusive_mpsc {
   bool push(Node* node) noexcept {
     // relaxed: only a first guess for the CAS, which re-reads the value if it is wrong; nothing
     // is read through this pointer.
-    Node* expected = head_.load(std::memory_order_relaxed);
+    Node* expected = m_head.load(std::memory_order_relaxed);
     do {
       // Plain write: the node is still ours; the release CAS publishes it.
       node->next = expected;
@@ -83,7 +83,7 @@ class intrusive_mpsc {
       // CAS's release sequence, so the consumer synchronises with every producer in the batch.
       // relaxed on failure: we only take the new head as the next guess.
       // weak: we loop anyway, and weak avoids a nested loop on LL/SC machines.
-    } while (!head_.compare_exchange_weak(expected, node, std::memory_order_release,
+    } while (!m_head.compare_exchange_weak(expected, node, std::memory_order_release,
                                           std::memory_order_relaxed));
     return expected == nullptr;
   }
@@ -91,20 +91,20 @@ class intrusive_mpsc {
   /// Consumer only. Removes and returns the oldest node, or nullptr if none is published. The
   /// returned node's `next` is unspecified: it is the caller's to reuse.
   Node* pop() noexcept {
-    // relaxed: `batch_` is written only by this (the consumer) thread; it is atomic only so
+    // relaxed: `m_batch` is written only by this (the consumer) thread; it is atomic only so
     // that empty() may read it from other threads.
-    Node* first = batch_.load(std::memory_order_relaxed);
+    Node* first = m_batch.load(std::memory_order_relaxed);
     if (first == nullptr) {
       // relaxed: cheap check so that an empty queue costs no read-modify-write (and no cache
       // line ownership taken away from producers). A stale non-null is harmless (the exchange
       // below re-reads); a stale null only delays the nodes to the next pop, as if they had
       // been pushed a moment later.
-      if (head_.load(std::memory_order_relaxed) == nullptr) {
+      if (m_head.load(std::memory_order_relaxed) == nullptr) {
         return nullptr;
       }
       // acquire: synchronises with the release CAS of the producer of every node in the
       // detached stack (see push()), so their `next` links and contents are visible.
-      Node* stack = head_.exchange(nullptr, std::memory_order_acquire);
+      Node* stack = m_head.exchange(nullptr, std::memory_order_acquire);
       // The stack runs newest to oldest; reverse it so the oldest comes first. Plain accesses:
       // these nodes now belong to the consumer alone.
       Node* fifo = nullptr;
@@ -117,23 +117,23 @@ class intrusive_mpsc {
       first = fifo;
     }
     // relaxed: consumer-owned; see above.
-    batch_.store(first->next, std::memory_order_relaxed);
+    m_batch.store(first->next, std::memory_order_relaxed);
     return first;
   }
 
   /// Any thread. Whether no node is queued; a snapshot that may be stale by the time it returns.
   bool empty() const noexcept {
     // relaxed, both: an estimate; no node is read on the strength of it.
-    return batch_.load(std::memory_order_relaxed) == nullptr &&
-           head_.load(std::memory_order_relaxed) == nullptr;
+    return m_batch.load(std::memory_order_relaxed) == nullptr &&
+           m_head.load(std::memory_order_relaxed) == nullptr;
   }
 
  private:
   // Producer side (a Treiber stack, newest first). Its own cache line: producers hammer it with
-  // CASes while the consumer mostly works on `batch_`.
-  alignas(64) std::atomic<Node*> head_{nullptr};
+  // CASes while the consumer mostly works on `m_batch`.
+  alignas(64) std::atomic<Node*> m_head{nullptr};
   // Consumer side: the rest of the last detached batch, oldest first.
-  alignas(64) std::atomic<Node*> batch_{nullptr};
+  alignas(64) std::atomic<Node*> m_batch{nullptr};
 };
 
 }  // namespace tine

@@ -11,7 +11,7 @@ namespace tine {
 /// `tine::worker_context::run_submitted` (or `execute`) with it on one of its bound worker threads.
 /// The node's memory is owned by whoever submitted it and stays valid until it has been run.
 struct submit_node {
-  submit_node* next = nullptr;        ///< Link used by submission queues.
+  submit_node* next = nullptr;          ///< Link used by submission queues.
   void (*run)(submit_node*) = nullptr;  ///< What running the node means (set by tine).
 };
 

@@ -47,7 +47,9 @@ struct root_job : submit_node, root_sink, root_result<T> {
     promise<T>* p = nullptr;
     try {
       auto t = std::apply(
-          [self](Args&&... a) { return std::invoke(std::forward<F>(self->fn), std::forward<Args>(a)...); },
+          [self](Args&&... a) {
+            return std::invoke(std::forward<F>(self->fn), std::forward<Args>(a)...);
+          },
           std::move(self->args));
       p = task_access::release(t);
     } catch (...) {
@@ -70,11 +72,13 @@ struct root_job : submit_node, root_sink, root_result<T> {
 /// Runs `fn(args...)` on `sched` and waits for it; returns its result or rethrows its exception.
 /// Arguments are passed by reference to the root task and live until it completes.
 template <scheduler S, typename F, typename... Args>
-  requires task_function<F, Args...>
+requires task_function<F, Args...>
 auto sync_wait(S& sched, F&& fn, Args&&... args) {
   using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
-  static_assert(std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
-                "tine::sync_wait: the root task's return type must be default-constructible and move-assignable");
+  static_assert(
+      std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
+      "tine::sync_wait: the root task's return type must be default-constructible and "
+      "move-assignable");
   if (current_worker() != nullptr) {
     throw std::logic_error(
         "tine::sync_wait: called on a worker thread, which would block it; inside a task use "

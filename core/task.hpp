@@ -46,8 +46,10 @@ struct promise_base {
   static void* operator new(std::size_t bytes) {
     worker_context* ctx = tls_context;
     if (TINE_UNLIKELY(ctx == nullptr)) {
-      fatal("a task was created on a thread that is not a tine worker; start tasks with "
-            "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / tine::call");
+      fatal(
+          "a task was created on a thread that is not a tine worker; start tasks with "
+          "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / "
+          "tine::call");
     }
     void* p = stack_push(ctx->top(), bytes);
 #ifndef NDEBUG
@@ -75,12 +77,12 @@ struct promise_base {
   }
 
   template <typename A>
-    requires(!request<A>)
-  void await_transform(A&&) {
-    static_assert(dependent_false<A>,
-                  "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
-                  "tine::resume_on and tine::stack_alloc; other awaitables could resume the task on "
-                  "a thread that is not a worker");
+  requires(!request<A>) void await_transform(A&&) {
+    static_assert(
+        dependent_false<A>,
+        "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
+        "tine::resume_on and tine::stack_alloc; other awaitables could resume the task on "
+        "a thread that is not a worker");
   }
 };
 
@@ -89,7 +91,7 @@ struct promise : promise_base {
   T* result = nullptr;  ///< Where co_return writes; null when the caller discards the value.
 
   template <typename U>
-    requires std::is_assignable_v<T&, U&&>
+  requires std::is_assignable_v<T&, U&&>
   void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
     if (result != nullptr) {
       *result = std::forward<U>(value);
@@ -120,11 +122,13 @@ struct task_access;
 /// The return type of a tine task returning `T` (`void` by default). Move-only; users do not
 /// normally hold one: they name the coroutine function in `fork`, `call` or `sync_wait`.
 template <typename T>
-class [[nodiscard("a tine::task does nothing unless it is started with tine::fork, tine::call or tine::sync_wait")]] task {
+class [[nodiscard(
+    "a tine::task does nothing unless it is started with tine::fork, tine::call or "
+    "tine::sync_wait")]] task {
  public:
   using value_type = T;
 
-  task(task&& other) noexcept : m_promise(std::exchange(other.m_promise, nullptr)) {}
+  task(task && other) noexcept : m_promise(std::exchange(other.m_promise, nullptr)) {}
   task& operator=(task&&) = delete;
   task(const task&) = delete;
   task& operator=(const task&) = delete;
@@ -141,7 +145,7 @@ class [[nodiscard("a tine::task does nothing unless it is started with tine::for
   friend struct detail::promise_of;
   friend struct detail::task_access;
 
-  explicit task(detail::promise<T>* p) noexcept : m_promise(p) {}
+  explicit task(detail::promise<T> * p) noexcept : m_promise(p) {}
 
   detail::promise<T>* m_promise;
 };
@@ -150,7 +154,8 @@ namespace detail {
 
 template <typename T, bool Trivial>
 task<T> promise_of<T, Trivial>::get_return_object() noexcept {
-  TINE_ASSERT(std::coroutine_handle<promise_of>::from_promise(*this).address() == promise_base::last_frame_allocation,
+  TINE_ASSERT(std::coroutine_handle<promise_of>::from_promise(*this).address() ==
+                  promise_base::last_frame_allocation,
               "a coroutine frame must start at the address its allocation returned");
   TINE_ASSERT(handle_of(&this->frame_header).address() == promise_base::last_frame_allocation,
               "handle_of(frame) must find the coroutine a promise belongs to");
@@ -190,7 +195,8 @@ struct std::coroutine_traits<tine::task<T>, Params...> {
                 "forwarding reference bound to a temporary): a forked child can outlive the "
                 "temporary it refers to. Take the parameter by value instead.");
   using promise_type =
-      tine::detail::promise_of<T, ((std::is_reference_v<Params> || std::is_trivially_destructible_v<Params>) && ...)>;
+      tine::detail::promise_of<T, ((std::is_reference_v<Params> ||
+                                    std::is_trivially_destructible_v<Params>)&&...)>;
 };
 
 #endif  // TINE_CORE_TASK_HPP

@@ -25,7 +25,9 @@ tine::task<long> fib(int n) {
   co_return a + b;
 }
 
-[[gnu::noinline]] long serial_fib(int n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
+[[gnu::noinline]] long serial_fib(int n) {
+  return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2);
+}
 
 tine::task<int> checked_sqrt(int x) {
   if (x < 0) {
@@ -51,7 +53,8 @@ template <typename F>
 double millis(F&& f) {
   const auto start = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 }  // namespace
@@ -64,7 +67,8 @@ int main(int argc, char** argv) {
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   long expected = 0;
   const double serial_ms = millis([&] { expected = serial_fib(n); });
-  std::printf("tine demo: fib(%d) = %ld; plain serial recursion takes %.1f ms\n\n", n, expected, serial_ms);
+  std::printf("tine demo: fib(%d) = %ld; plain serial recursion takes %.1f ms\n\n", n, expected,
+              serial_ms);
   std::printf("%-28s %10s %10s\n", "scheduler", "result", "ms");
 
   bool ok = true;
@@ -99,8 +103,8 @@ int main(int argc, char** argv) {
   const double c = static_cast<double>(count);
   const double expect_sum = c * (c + 1) / 2;  // exact in a double for these sizes
   ok = ok && sum == expect_sum;
-  std::printf("\ntine::reduce over %zu doubles on %u workers: %.0f (expected %.0f) in %.1f ms\n", count, cores,
-              sum, expect_sum, reduce_ms);
+  std::printf("\ntine::reduce over %zu doubles on %u workers: %.0f (expected %.0f) in %.1f ms\n",
+              count, cores, sum, expect_sum, reduce_ms);
 
   std::printf("sum_of_roots(16, 81) = %d\n", tine::sync_wait(pool, sum_of_roots, 16, 81));
   try {

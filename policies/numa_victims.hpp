@@ -39,28 +39,28 @@ class numa_victims {
 
   /// Precondition: thief < size().
   std::size_t next_victim(std::size_t thief, xoshiro256ss& rng) const noexcept {
-    if (size_ == 1) {
+    if (m_size == 1) {
       return 0;
     }
-    const distance_class* first = classes_.data() + class_begin_[thief];
-    const distance_class* last = classes_.data() + class_begin_[thief + 1] - 1;
+    const distance_class* first = m_classes.data() + m_class_begin[thief];
+    const distance_class* last = m_classes.data() + m_class_begin[thief + 1] - 1;
     const std::uint64_t x = rng();
     while (first != last && x >= first->threshold) {
       ++first;
     }
     const std::size_t member =
         first->count == 1 ? 0 : static_cast<std::size_t>(rng.bounded(first->count));
-    return victims_[first->begin + member];
+    return m_victims[first->begin + member];
   }
 
   /// The probability that next_victim(thief, rng) returns victim: the normalised w_ij.
   /// For tests and diagnostics; O(size). Throws std::out_of_range for indices >= size().
   double probability(std::size_t thief, std::size_t victim) const;
 
-  std::size_t size() const noexcept { return size_; }
+  std::size_t size() const noexcept { return m_size; }
 
  private:
-  /// The places at one distance from a thief: victims_[begin, begin + count).
+  /// The places at one distance from a thief: m_victims[begin, begin + count).
   struct distance_class {
     /// The class is chosen when the 64-bit draw is below this (cumulative probability · 2^64);
     /// the last class of a thief takes whatever is left.
@@ -71,10 +71,10 @@ class numa_victims {
     double probability;
   };
 
-  std::size_t size_;
-  std::vector<std::size_t> victims_;      // thief i's others, nearest first, at i * (size - 1)
-  std::vector<distance_class> classes_;   // thief i's classes are [class_begin_[i], [i + 1])
-  std::vector<std::size_t> class_begin_;  // size + 1 entries
+  std::size_t m_size;
+  std::vector<std::size_t> m_victims;      // thief i's others, nearest first, at i * (size - 1)
+  std::vector<distance_class> m_classes;   // thief i's classes are [m_class_begin[i], [i + 1])
+  std::vector<std::size_t> m_class_begin;  // size + 1 entries
 };
 
 static_assert(victim_policy<numa_victims>);

@@ -24,20 +24,20 @@ class splitmix64 {
  public:
   using result_type = std::uint64_t;
 
-  constexpr explicit splitmix64(std::uint64_t seed) noexcept : state_{seed} {}
+  constexpr explicit splitmix64(std::uint64_t seed) noexcept : m_state{seed} {}
 
   static constexpr result_type min() noexcept { return 0; }
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
 
   constexpr result_type operator()() noexcept {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31U);
   }
 
  private:
-  std::uint64_t state_;
+  std::uint64_t m_state;
 };
 
 /// xoshiro256**: a std::uniform_random_bit_generator with period 2^256 - 1.
@@ -50,9 +50,9 @@ class xoshiro256ss {
   using result_type = std::uint64_t;
 
   /// Expands `seed` (any value, 0 included) with splitmix64.
-  constexpr explicit xoshiro256ss(std::uint64_t seed) noexcept : state_{} {
+  constexpr explicit xoshiro256ss(std::uint64_t seed) noexcept : m_state{} {
     splitmix64 expand{seed};
-    for (auto& word : state_) {
+    for (auto& word : m_state) {
       word = expand();
     }
   }
@@ -61,8 +61,8 @@ class xoshiro256ss {
   /// fixed point of the generator (it would return 0 forever), so it is replaced by the seeded
   /// state of seed 0.
   constexpr explicit xoshiro256ss(const std::array<std::uint64_t, 4>& state) noexcept
-      : state_{state} {
-    if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) {
+      : m_state{state} {
+    if ((m_state[0] | m_state[1] | m_state[2] | m_state[3]) == 0) {
       *this = xoshiro256ss{std::uint64_t{0}};
     }
   }
@@ -71,14 +71,14 @@ class xoshiro256ss {
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
 
   constexpr result_type operator()() noexcept {
-    const std::uint64_t result = std::rotl(state_[1] * 5U, 7) * 9U;
-    const std::uint64_t t = state_[1] << 17U;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = std::rotl(state_[3], 45);
+    const std::uint64_t result = std::rotl(m_state[1] * 5U, 7) * 9U;
+    const std::uint64_t t = m_state[1] << 17U;
+    m_state[2] ^= m_state[0];
+    m_state[3] ^= m_state[1];
+    m_state[1] ^= m_state[2];
+    m_state[0] ^= m_state[3];
+    m_state[2] ^= t;
+    m_state[3] = std::rotl(m_state[3], 45);
     return result;
   }
 
@@ -104,12 +104,12 @@ class xoshiro256ss {
   }
 
   /// The current state, e.g. to checkpoint a generator.
-  constexpr const std::array<std::uint64_t, 4>& state() const noexcept { return state_; }
+  constexpr const std::array<std::uint64_t, 4>& state() const noexcept { return m_state; }
 
   friend constexpr bool operator==(const xoshiro256ss&, const xoshiro256ss&) noexcept = default;
 
  private:
-  std::array<std::uint64_t, 4> state_;
+  std::array<std::uint64_t, 4> m_state;
 };
 
 static_assert(std::uniform_random_bit_generator<splitmix64>);

@@ -153,16 +153,15 @@ void check_index(std::size_t i, std::size_t size, const char* who) {
 }  // namespace
 
 topology::topology(std::vector<place> places, std::vector<unsigned> distances)
-    : places_{std::move(places)}, distances_{std::move(distances)}, numa_nodes_{0} {
-  for (const place& p : places_) {
-    numa_nodes_ = std::max(numa_nodes_, p.numa_node + 1);
+    : m_places{std::move(places)}, m_distances{std::move(distances)}, m_numa_nodes{0} {
+  for (const place& p : m_places) {
+    m_numa_nodes = std::max(m_numa_nodes, p.numa_node + 1);
   }
 }
 
 topology topology::discover(std::size_t n_workers) {
   if (n_workers == 0) {
-    throw std::invalid_argument(
-        "tine::topology::discover: n_workers must be at least 1, got 0");
+    throw std::invalid_argument("tine::topology::discover: n_workers must be at least 1, got 0");
   }
   const topology_handle machine = load_machine();
   hwloc_topology_t t = machine.get();
@@ -210,9 +209,10 @@ topology topology::discover(std::size_t n_workers) {
 
 topology topology::synthetic(std::size_t nodes, std::size_t cores_per_node) {
   if (nodes == 0 || cores_per_node == 0) {
-    throw std::invalid_argument("tine::topology::synthetic: nodes and cores_per_node must both be "
-                                "at least 1, got " +
-                                std::to_string(nodes) + " and " + std::to_string(cores_per_node));
+    throw std::invalid_argument(
+        "tine::topology::synthetic: nodes and cores_per_node must both be "
+        "at least 1, got " +
+        std::to_string(nodes) + " and " + std::to_string(cores_per_node));
   }
   const std::size_t n = nodes * cores_per_node;
   std::vector<place> places;
@@ -249,8 +249,9 @@ topology topology::from_distances(std::vector<std::size_t> numa_node_of_place,
     for (std::size_t j = i + 1; j < n; ++j) {
       if (distances[i * n + j] != distances[j * n + i]) {
         throw std::invalid_argument(who + "distances must be symmetric, but distance(" +
-                                    std::to_string(i) + ", " + std::to_string(j) + ") != distance(" +
-                                    std::to_string(j) + ", " + std::to_string(i) + ")");
+                                    std::to_string(i) + ", " + std::to_string(j) +
+                                    ") != distance(" + std::to_string(j) + ", " +
+                                    std::to_string(i) + ")");
       }
     }
   }
@@ -262,7 +263,8 @@ topology topology::from_distances(std::vector<std::size_t> numa_node_of_place,
   }
   for (std::size_t node = 0; node < n_nodes; ++node) {
     if (!used[node]) {
-      throw std::invalid_argument(who + "NUMA node indices must be dense, but no place is on node " +
+      throw std::invalid_argument(who +
+                                  "NUMA node indices must be dense, but no place is on node " +
                                   std::to_string(node) + " of 0.." + std::to_string(n_nodes - 1));
     }
   }
@@ -276,18 +278,18 @@ topology topology::from_distances(std::vector<std::size_t> numa_node_of_place,
 
 std::size_t topology::numa_node(std::size_t i) const {
   check_index(i, size(), "tine::topology::numa_node");
-  return places_[i].numa_node;
+  return m_places[i].numa_node;
 }
 
 std::optional<unsigned> topology::cpu(std::size_t i) const {
   check_index(i, size(), "tine::topology::cpu");
-  return places_[i].cpu;
+  return m_places[i].cpu;
 }
 
 unsigned topology::distance(std::size_t i, std::size_t j) const {
   check_index(i, size(), "tine::topology::distance");
   check_index(j, size(), "tine::topology::distance");
-  return distances_[i * size() + j];
+  return m_distances[i * size() + j];
 }
 
 bool pin_current_thread(const topology& topo, std::size_t place) {

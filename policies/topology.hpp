@@ -60,10 +60,10 @@ class topology {
                                  std::vector<unsigned> distances);
 
   /// The number of places (workers); at least 1.
-  std::size_t size() const noexcept { return places_.size(); }
+  std::size_t size() const noexcept { return m_places.size(); }
 
   /// The number of NUMA nodes the places are on; at least 1.
-  std::size_t numa_nodes() const noexcept { return numa_nodes_; }
+  std::size_t numa_nodes() const noexcept { return m_numa_nodes; }
 
   /// The NUMA node of place i, in [0, numa_nodes()). Throws std::out_of_range if i >= size().
   std::size_t numa_node(std::size_t i) const;
@@ -87,9 +87,9 @@ class topology {
 
   topology(std::vector<place> places, std::vector<unsigned> distances);
 
-  std::vector<place> places_;
-  std::vector<unsigned> distances_;  // row-major size() x size()
-  std::size_t numa_nodes_;
+  std::vector<place> m_places;
+  std::vector<unsigned> m_distances;  // row-major size() x size()
+  std::size_t m_numa_nodes;
 };
 
 /// Binds the calling thread to the cpu of `topo`'s place `place`.

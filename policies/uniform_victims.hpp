@@ -16,22 +16,22 @@ namespace tine {
 /// Picks the victim uniformly among the workers other than the thief (one random draw).
 class uniform_victims {
  public:
-  explicit uniform_victims(const topology& topo) noexcept : size_{topo.size()} {}
+  explicit uniform_victims(const topology& topo) noexcept : m_size{topo.size()} {}
 
   /// Precondition: thief < size.
   std::size_t next_victim(std::size_t thief, xoshiro256ss& rng) const noexcept {
-    if (size_ == 1) {
+    if (m_size == 1) {
       return 0;
     }
     // Draw among the size - 1 others, then skip over the thief.
-    const auto victim = static_cast<std::size_t>(rng.bounded(size_ - 1));
+    const auto victim = static_cast<std::size_t>(rng.bounded(m_size - 1));
     return victim >= thief ? victim + 1 : victim;
   }
 
-  std::size_t size() const noexcept { return size_; }
+  std::size_t size() const noexcept { return m_size; }
 
  private:
-  std::size_t size_;
+  std::size_t m_size;
 };
 
 static_assert(victim_policy<uniform_victims>);

@@ -29,11 +29,10 @@ namespace tine {
 ///   draws), must not allocate, block or make system calls, and should not throw.
 /// - Randomness comes only from `rng`, so a seeded pool picks the same victims run after run.
 template <typename P>
-concept victim_policy =
-    std::destructible<P> && std::constructible_from<P, const topology&> &&
+concept victim_policy = std::destructible<P> && std::constructible_from<P, const topology&> &&
     requires(const P& policy, std::size_t thief, xoshiro256ss& rng) {
-      { policy.next_victim(thief, rng) } -> std::same_as<std::size_t>;
-    };
+  { policy.next_victim(thief, rng) } -> std::same_as<std::size_t>;
+};
 
 }  // namespace tine
 

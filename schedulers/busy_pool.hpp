@@ -60,7 +60,9 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
     return tine::topology::discover(n);
   }
 
-  void schedule_to(std::size_t i, submit_node* node) noexcept { (void)this->slot(i).context.submit(node); }
+  void schedule_to(std::size_t i, submit_node* node) noexcept {
+    (void)this->slot(i).context.submit(node);
+  }
 
   void wake_all() noexcept {}  // nobody sleeps
 
@@ -106,9 +108,9 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
   }
 };
 
-busy_pool() -> busy_pool<>;
-busy_pool(std::size_t) -> busy_pool<>;
-busy_pool(tine::topology) -> busy_pool<>;
+busy_pool()->busy_pool<>;
+busy_pool(std::size_t)->busy_pool<>;
+busy_pool(tine::topology)->busy_pool<>;
 
 static_assert(scheduler<busy_pool<>>);
 

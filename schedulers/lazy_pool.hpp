@@ -243,9 +243,9 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
   std::vector<std::size_t> m_node_of;
 };
 
-lazy_pool() -> lazy_pool<>;
-lazy_pool(std::size_t) -> lazy_pool<>;
-lazy_pool(tine::topology) -> lazy_pool<>;
+lazy_pool()->lazy_pool<>;
+lazy_pool(std::size_t)->lazy_pool<>;
+lazy_pool(tine::topology)->lazy_pool<>;
 
 static_assert(scheduler<lazy_pool<>>);
 

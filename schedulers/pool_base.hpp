@@ -122,7 +122,9 @@ class pool_base {
   /// them. Called first thing in the derived destructor, while the derived members still exist.
   void shutdown(const char* pool_name) noexcept {
     if (tls_pool_identity.pool == this) {
-      fatal("a tine pool was destroyed by one of its own workers (from inside a task), which would wait for itself forever");
+      fatal(
+          "a tine pool was destroyed by one of its own workers (from inside a task), which would "
+          "wait for itself forever");
     }
     wait_until_quiescent();
     stop_and_join();
@@ -131,7 +133,10 @@ class pool_base {
     for (const auto& w : m_workers) {
       if (w->context.has_submissions() || w->context.deque_size() != 0) {
         (void)pool_name;
-        fatal("a tine pool was destroyed while a task was still moving into it (resume_on from another scheduler after the pool had drained); destroy a pool only after every sync_wait on it has returned");
+        fatal(
+            "a tine pool was destroyed while a task was still moving into it (resume_on from "
+            "another scheduler after the pool had drained); destroy a pool only after every "
+            "sync_wait on it has returned");
       }
     }
   }
@@ -162,7 +167,9 @@ class pool_base {
   // started meanwhile"; lazy_pool also reads the running count to keep a thief awake.
 
   static constexpr std::uint64_t one_start = std::uint64_t{1} << 32U;
-  static constexpr std::uint32_t running(std::uint64_t w) noexcept { return static_cast<std::uint32_t>(w); }
+  static constexpr std::uint32_t running(std::uint64_t w) noexcept {
+    return static_cast<std::uint32_t>(w);
+  }
 
   /// Before taking a piece of work (so the work is never invisible: it is queued, in a deque,
   /// or counted here). Returns the number of workers running before this one.
@@ -187,8 +194,8 @@ class pool_base {
  private:
   const worker_slot& at(std::size_t i) const {
     if (i >= size()) {
-      throw std::out_of_range("tine pool: worker index " + std::to_string(i) + " out of range (size " +
-                              std::to_string(size()) + ")");
+      throw std::out_of_range("tine pool: worker index " + std::to_string(i) +
+                              " out of range (size " + std::to_string(size()) + ")");
     }
     return *m_workers[i];
   }

@@ -39,8 +39,10 @@ class worker_counters {
 
   worker_stats snapshot() const noexcept {
     // relaxed: statistics; nothing is read on the strength of them.
-    return {m_submissions_run.load(std::memory_order_relaxed), m_steals_attempted.load(std::memory_order_relaxed),
-            m_steals_succeeded.load(std::memory_order_relaxed), m_sleeps.load(std::memory_order_relaxed)};
+    return {m_submissions_run.load(std::memory_order_relaxed),
+            m_steals_attempted.load(std::memory_order_relaxed),
+            m_steals_succeeded.load(std::memory_order_relaxed),
+            m_sleeps.load(std::memory_order_relaxed)};
   }
 
  private:

@@ -89,7 +89,8 @@ inline task<int> throw_if(int v, int bad) {
 }
 
 inline task<int> several_children_throw(int n) {
-  std::vector<int> results(static_cast<std::size_t>(n));  // one slot per child: they run in parallel
+  std::vector<int> results(
+      static_cast<std::size_t>(n));  // one slot per child: they run in parallel
   for (int i = 0; i < n; ++i) {
     co_await fork(&results[static_cast<std::size_t>(i)], throw_if, i % 3, 0);  // every third throws
   }

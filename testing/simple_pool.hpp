@@ -10,9 +10,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
-#include <deque>
 #include <stdexcept>
 #include <thread>
 #include <vector>

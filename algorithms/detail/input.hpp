@@ -37,10 +37,11 @@ concept referable_range = std::is_lvalue_reference_v<R> || std::ranges::borrowed
 /// For task forms that do not take ownership of a temporary range (the scans, find_if).
 template <typename R>
 consteval bool check_referable() {
-  static_assert(referable_range<R>,
-                "tine::async: this algorithm refers to its input range, which must outlive the task; "
-                "a temporary range would be destroyed first. Name the range (auto r = ...; then pass r) "
-                "or pass iterators");
+  static_assert(
+      referable_range<R>,
+      "tine::async: this algorithm refers to its input range, which must outlive the task; "
+      "a temporary range would be destroyed first. Name the range (auto r = ...; then pass r) "
+      "or pass iterators");
   return referable_range<R>;
 }
 
@@ -49,8 +50,7 @@ consteval bool check_referable() {
 /// done, and run the algorithm on it as an lvalue. `Ret` is what the algorithm returns.
 /// `Fn` is the (stateless) function object of the algorithm's task form.
 template <typename Ret, typename Fn, typename R, typename... A>
-  requires(!std::is_reference_v<R>)
-task<Ret> with_owned_range(R r, A... args) {
+requires(!std::is_reference_v<R>) task<Ret> with_owned_range(R r, A... args) {
   const Fn fn{};
   Ret result{};
   co_await call(&result, fn, r, std::move(args)...);
@@ -59,8 +59,7 @@ task<Ret> with_owned_range(R r, A... args) {
 }
 
 template <typename Fn, typename R, typename... A>
-  requires(!std::is_reference_v<R>)
-task<void> with_owned_range_void(R r, A... args) {
+requires(!std::is_reference_v<R>) task<void> with_owned_range_void(R r, A... args) {
   const Fn fn{};
   co_await call(fn, r, std::move(args)...);
   co_await join();

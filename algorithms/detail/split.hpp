@@ -45,8 +45,8 @@ task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size
 /// slots are `std::optional` so that `T` need not be default-constructible, and so that a half
 /// that threw leaves nothing to destroy.
 template <typename T, typename Leaf, typename Op>
-task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size_t lo, std::size_t hi,
-                      std::size_t grain) {
+task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size_t lo,
+                      std::size_t hi, std::size_t grain) {
   if (hi - lo <= grain) {
     out->emplace((*leaf)(lo, hi));
     co_return;

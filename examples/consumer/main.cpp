@@ -58,7 +58,7 @@ int main() {
   const long g = tine::sync_wait(busy, fib, 20);
 
   const bool ok = f == 75025 && sum == 500000500000.0 && g == 6765;
-  std::printf("fib(25) = %ld, reduce = %.0f, fib(20) on a busy pool with a ring policy = %ld: %s\n", f, sum, g,
-              ok ? "ok" : "WRONG");
+  std::printf("fib(25) = %ld, reduce = %.0f, fib(20) on a busy pool with a ring policy = %ld: %s\n",
+              f, sum, g, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -43,7 +43,9 @@ void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
   g_news.fetch_add(1, std::memory_order_relaxed);
   return std::malloc(n == 0 ? 1 : n);
 }
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return ::operator new(n, t); }
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept {
+  return ::operator new(n, t);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
@@ -69,7 +71,8 @@ counts measure(Sched& sched, const std::vector<double>& v, int rounds, bool* cor
   const long mallocs = g_mallocs.load();
   for (int i = 0; i < rounds; ++i) {
     *correct = *correct && tine::reduce(sched, v, 0.0, std::plus<>{}) == expected;
-    *correct = *correct && tine::reduce(sched, v.begin(), v.end(), 0.0, std::plus<>{}, tine::grain{1000}) == expected;
+    *correct = *correct && tine::reduce(sched, v.begin(), v.end(), 0.0, std::plus<>{},
+                                        tine::grain{1000}) == expected;
   }
   return {g_news.load() - news, g_mallocs.load() - mallocs};
 }
@@ -121,7 +124,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_on_pools_does_not_call_operator_new, Sched,
   const counts c = measure(sched, v, 200, &correct);
   BOOST_TEST(correct);
   BOOST_TEST(c.news == 0);
-  BOOST_TEST_MESSAGE("400 reduces: " << c.news << " operator new, " << c.mallocs << " malloc (stacklets)");
+  BOOST_TEST_MESSAGE("400 reduces: " << c.news << " operator new, " << c.mallocs
+                                     << " malloc (stacklets)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

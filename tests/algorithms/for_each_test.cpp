@@ -23,6 +23,7 @@ namespace {
 
 using tine_test::schedulers;
 
+// clang-format off
 // [docs:for_each_nested]
 // A task that runs two algorithms one after the other on a worker, without blocking it: first
 // every element is squared in place, then copied, negated, into `out`.
@@ -34,6 +35,7 @@ tine::task<void> square_then_negate(std::vector<long>* v, std::vector<long>* out
   co_await tine::join();
 }
 // [docs:for_each_nested end]
+// clang-format on
 
 tine::task<void> count_view(std::atomic<long>* total, int n) {
   auto add = [total](int x) { total->fetch_add(x); };
@@ -51,15 +53,18 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(visits_every_element_once, Sched, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (tine::grain g : tine_test::grains(n, 21)) {
       std::vector<int> hits(n, 0);
-      tine::for_each(sched, hits, [](int& h) { ++h; }, g);
+      tine::for_each(
+          sched, hits, [](int& h) { ++h; }, g);
       BOOST_TEST(static_cast<std::size_t>(std::count(hits.begin(), hits.end(), 1)) == n,
                  "n=" << n << " grain=" << g.size);
-      tine::for_each(sched, hits.begin(), hits.end(), [](int& h) { ++h; }, g);
+      tine::for_each(
+          sched, hits.begin(), hits.end(), [](int& h) { ++h; }, g);
       BOOST_TEST(static_cast<std::size_t>(std::count(hits.begin(), hits.end(), 2)) == n);
     }
   }
 }
 
+// clang-format off
 // [docs:for_each_basic]
 BOOST_AUTO_TEST_CASE_TEMPLATE(square_roots_in_place, Sched, schedulers) {
   Sched sched;
@@ -73,11 +78,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(square_roots_in_place, Sched, schedulers) {
   }
 }
 // [docs:for_each_basic end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
   Sched sched;
   std::deque<int> d(1031, 1);
-  tine::for_each(sched, d, [](int& x) { x += 1; }, tine::grain{10});
+  tine::for_each(
+      sched, d, [](int& x) { x += 1; }, tine::grain{10});
   BOOST_TEST(std::count(d.begin(), d.end(), 2) == 1031);
   std::vector<int> v(100, 0);
   tine::for_each(sched, std::span<int>(v).subspan(10, 50), [](int& x) { x = 7; });
@@ -87,7 +94,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
   BOOST_TEST(sum.load() == 100002L * 100003L / 2);
   sum = 0;
   auto tripled = v | ranges::views::transform([](int x) { return 3 * x; });
-  tine::for_each(sched, tripled, [&sum](int x) { sum.fetch_add(x); }, tine::grain{1});
+  tine::for_each(
+      sched, tripled, [&sum](int x) { sum.fetch_add(x); }, tine::grain{1});
   BOOST_TEST(sum.load() == 7 * 3 * 50);
 }
 
@@ -159,6 +167,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_transform, Sched, schedulers) {
   }
 }
 
+// clang-format off
 // [docs:map_basic]
 BOOST_AUTO_TEST_CASE_TEMPLATE(squares_of_a_view, Sched, schedulers) {
   Sched sched;
@@ -168,6 +177,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(squares_of_a_view, Sched, schedulers) {
   BOOST_TEST(squares[999] == 998001);
 }
 // [docs:map_basic end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
   Sched sched;
@@ -182,7 +192,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
         }
         return std::vector<int>(3, i);
       };
-      BOOST_CHECK_THROW(tine::map(sched, ranges::views::iota(0, static_cast<int>(n)), out.begin(), f, tine::grain{7}),
+      BOOST_CHECK_THROW(tine::map(sched, ranges::views::iota(0, static_cast<int>(n)), out.begin(),
+                                  f, tine::grain{7}),
                         tine_test::test_error);
       BOOST_TEST(gauge.live.load() == 0);
     }

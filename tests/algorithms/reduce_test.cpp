@@ -30,6 +30,7 @@ std::vector<long> iota_vector(std::size_t n) {
   return v;
 }
 
+// clang-format off
 // [docs:reduce_in_a_task]
 // The sum of squares of [0, n), computed inside a task: the task form does not block the worker,
 // so this composes with other forks (here two reductions run in parallel).
@@ -43,11 +44,13 @@ tine::task<long> sum_of_squares_twice(std::vector<long>* v) {
   co_return a + b;
 }
 // [docs:reduce_in_a_task end]
+// clang-format on
 
 tine::task<long> owned_view_sum(int n) {
   long s = 0;
   // A temporary view: the task form moves it into its frame.
-  co_await tine::call(&s, tine::async::reduce, ranges::views::iota(0, n), 0L, std::plus<>{}, tine::grain{3});
+  co_await tine::call(&s, tine::async::reduce, ranges::views::iota(0, n), 0L, std::plus<>{},
+                      tine::grain{3});
   co_await tine::join();
   co_return s;
 }
@@ -62,7 +65,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sums_like_accumulate, Sched, schedulers) {
     const std::vector<long> v = iota_vector(n);
     const long expected = std::accumulate(v.begin(), v.end(), 5L);
     for (tine::grain g : tine_test::grains(n, 11)) {
-      BOOST_TEST(tine::reduce(sched, v, 5L, std::plus<>{}, g) == expected, "n=" << n << " grain=" << g.size);
+      BOOST_TEST(tine::reduce(sched, v, 5L, std::plus<>{}, g) == expected,
+                 "n=" << n << " grain=" << g.size);
       BOOST_TEST(tine::reduce(sched, v.begin(), v.end(), 5L, std::plus<>{}, g) == expected);
     }
     BOOST_TEST(tine::reduce(sched, v, 5L) == expected);
@@ -84,6 +88,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
   }
 }
 
+// clang-format off
 // [docs:reduce_strings]
 BOOST_AUTO_TEST_CASE_TEMPLATE(concatenates_strings_in_order, Sched, schedulers) {
   Sched sched;
@@ -93,6 +98,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(concatenates_strings_in_order, Sched, schedulers) 
   BOOST_TEST(s == "> fork-join keeps the order");
 }
 // [docs:reduce_strings end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(long_strings, Sched, schedulers) {
   Sched sched;
@@ -120,12 +126,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(transform_reduce_unary_and_binary, Sched, schedule
       squares += x * x;
     }
     for (tine::grain g : tine_test::grains(n, 14)) {
-      BOOST_TEST(tine::transform_reduce(sched, a, b.begin(), 1L, std::plus<>{}, std::multiplies<>{}, g) == dot);
-      BOOST_TEST(tine::transform_reduce(sched, a.begin(), a.end(), b.begin(), 1L, std::plus<>{}, std::multiplies<>{},
+      BOOST_TEST(tine::transform_reduce(sched, a, b.begin(), 1L, std::plus<>{}, std::multiplies<>{},
                                         g) == dot);
-      BOOST_TEST(tine::transform_reduce(sched, a, 1L, std::plus<>{}, [](long x) { return x * x; }, g) == squares);
-      BOOST_TEST(tine::transform_reduce(sched, a.begin(), a.end(), 1L, std::plus<>{}, [](long x) { return x * x; },
-                                        g) == squares);
+      BOOST_TEST(tine::transform_reduce(sched, a.begin(), a.end(), b.begin(), 1L, std::plus<>{},
+                                        std::multiplies<>{}, g) == dot);
+      BOOST_TEST(tine::transform_reduce(
+                     sched, a, 1L, std::plus<>{}, [](long x) { return x * x; }, g) == squares);
+      BOOST_TEST(tine::transform_reduce(
+                     sched, a.begin(), a.end(), 1L, std::plus<>{}, [](long x) { return x * x; },
+                     g) == squares);
     }
   }
 }
@@ -188,7 +197,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
         return a.size() < 8 ? a + b : a;  // keep strings short, but allocated
       };
       for (tine::grain g : {tine::grain{}, tine::grain{1}, tine::grain{13}}) {
-        BOOST_CHECK_THROW(tine::reduce(sched, v, std::string("init"), op, g), tine_test::test_error);
+        BOOST_CHECK_THROW(tine::reduce(sched, v, std::string("init"), op, g),
+                          tine_test::test_error);
         BOOST_TEST(gauge.live.load() == 0);
       }
       auto throwing_transform = [&gauge, bad](int x) {
@@ -198,8 +208,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
         }
         return long{x};
       };
-      BOOST_CHECK_THROW(tine::transform_reduce(sched, ranges::views::iota(0, static_cast<int>(n)), 0L,
-                                               std::plus<>{}, throwing_transform),
+      BOOST_CHECK_THROW(tine::transform_reduce(sched, ranges::views::iota(0, static_cast<int>(n)),
+                                               0L, std::plus<>{}, throwing_transform),
                         tine_test::test_error);
       BOOST_TEST(gauge.live.load() == 0);
     }

@@ -28,6 +28,7 @@ std::vector<long> input(std::size_t n) {
   return v;
 }
 
+// clang-format off
 // [docs:scan_in_a_task]
 // Offsets of variable-sized records: an exclusive scan of their sizes, inside a task.
 tine::task<long> total_size(std::vector<long>* sizes, std::vector<long>* offsets) {
@@ -37,11 +38,12 @@ tine::task<long> total_size(std::vector<long>* sizes, std::vector<long>* offsets
   co_return offsets->back() + sizes->back();
 }
 // [docs:scan_in_a_task end]
+// clang-format on
 
 tine::task<long> inclusive_in_task(std::vector<long>* v, std::vector<long>* out) {
   std::vector<long>::iterator end;
-  co_await tine::call(&end, tine::async::inclusive_scan, v->begin(), v->end(), out->begin(), std::plus<>{}, 10L,
-                      tine::grain{3});
+  co_await tine::call(&end, tine::async::inclusive_scan, v->begin(), v->end(), out->begin(),
+                      std::plus<>{}, 10L, tine::grain{3});
   co_await tine::join();
   co_return end - out->begin();
 }
@@ -62,13 +64,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_scans, Sched, schedulers) {
       std::vector<long> out(n, -1);
       BOOST_TEST((tine::inclusive_scan(sched, in, out.begin(), std::plus<>{}, g) == out.end()));
       BOOST_TEST(out == inc, "n=" << n << " grain=" << g.size);
-      BOOST_TEST((tine::inclusive_scan(sched, in, out.begin(), std::plus<>{}, 100L, g) == out.end()));
+      BOOST_TEST(
+          (tine::inclusive_scan(sched, in, out.begin(), std::plus<>{}, 100L, g) == out.end()));
       BOOST_TEST(out == inc_init);
-      BOOST_TEST((tine::exclusive_scan(sched, in, out.begin(), 100L, std::plus<>{}, g) == out.end()));
+      BOOST_TEST(
+          (tine::exclusive_scan(sched, in, out.begin(), 100L, std::plus<>{}, g) == out.end()));
       BOOST_TEST(out == exc);
-      BOOST_TEST((tine::inclusive_scan(sched, in.begin(), in.end(), out.begin(), std::plus<>{}, g) == out.end()));
+      BOOST_TEST((tine::inclusive_scan(sched, in.begin(), in.end(), out.begin(), std::plus<>{},
+                                       g) == out.end()));
       BOOST_TEST(out == inc);
-      BOOST_TEST((tine::exclusive_scan(sched, in.begin(), in.end(), out.begin(), 100L, std::plus<>{}, g) == out.end()));
+      BOOST_TEST((tine::exclusive_scan(sched, in.begin(), in.end(), out.begin(), 100L,
+                                       std::plus<>{}, g) == out.end()));
       BOOST_TEST(out == exc);
       std::vector<long> same = in;  // in place
       tine::inclusive_scan(sched, same, same.begin(), std::plus<>{}, g);
@@ -97,7 +103,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
         ok = ok && out[i] == tine_test::interval{0, static_cast<long>(i) + 1, true};
       }
       BOOST_TEST(ok, "inclusive n=" << n << " grain=" << g.size);
-      tine::exclusive_scan(sched, in, out.begin(), tine_test::interval{-1, 0, true}, tine_test::join_intervals{}, g);
+      tine::exclusive_scan(sched, in, out.begin(), tine_test::interval{-1, 0, true},
+                           tine_test::join_intervals{}, g);
       for (std::size_t i = 0; i < n; ++i) {
         ok = ok && out[i] == tine_test::interval{-1, static_cast<long>(i), true};
       }
@@ -106,6 +113,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
   }
 }
 
+// clang-format off
 // [docs:scan_strings]
 BOOST_AUTO_TEST_CASE_TEMPLATE(prefixes_of_words, Sched, schedulers) {
   Sched sched;
@@ -117,6 +125,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(prefixes_of_words, Sched, schedulers) {
   BOOST_TEST((prefixes == std::vector<std::string>{">", ">a", ">ab", ">abc", ">abcd"}));
 }
 // [docs:scan_strings end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(views_and_spans, Sched, schedulers) {
   Sched sched;
@@ -138,7 +147,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
     s += 5;
   }
   std::vector<long> offsets(sizes.size());
-  BOOST_TEST(tine::sync_wait(sched, total_size, &sizes, &offsets) == std::accumulate(sizes.begin(), sizes.end(), 0L));
+  BOOST_TEST(tine::sync_wait(sched, total_size, &sizes, &offsets) ==
+             std::accumulate(sizes.begin(), sizes.end(), 0L));
   std::vector<long> expected(sizes.size());
   std::inclusive_scan(sizes.begin(), sizes.end(), expected.begin(), std::plus<>{}, 10L);
   BOOST_TEST(tine::sync_wait(sched, inclusive_in_task, &sizes, &offsets) == 10007);
@@ -163,9 +173,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
       };
       std::vector<std::string> out(n);
       for (tine::grain g : {tine::grain{}, tine::grain{13}}) {
-        BOOST_CHECK_THROW(tine::exclusive_scan(sched, in, out.begin(), std::string("s"), op, g), tine_test::test_error);
+        BOOST_CHECK_THROW(tine::exclusive_scan(sched, in, out.begin(), std::string("s"), op, g),
+                          tine_test::test_error);
         BOOST_TEST(gauge.live.load() == 0);
-        BOOST_CHECK_THROW(tine::inclusive_scan(sched, in, out.begin(), op, std::string("s"), g), tine_test::test_error);
+        BOOST_CHECK_THROW(tine::inclusive_scan(sched, in, out.begin(), op, std::string("s"), g),
+                          tine_test::test_error);
         BOOST_TEST(gauge.live.load() == 0);
       }
     }

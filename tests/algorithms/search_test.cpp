@@ -22,6 +22,7 @@ namespace {
 
 using tine_test::schedulers;
 
+// clang-format off
 // [docs:search_in_a_task]
 // Whether a vector holds a negative number, asked from inside a task.
 tine::task<bool> has_negative(std::vector<int>* v) {
@@ -31,10 +32,12 @@ tine::task<bool> has_negative(std::vector<int>* v) {
   co_return found;
 }
 // [docs:search_in_a_task end]
+// clang-format on
 
 tine::task<long> first_multiple_in_task(std::vector<int>* v, int k) {
   std::vector<int>::iterator it;
-  co_await tine::call(&it, tine::async::find_if, v->begin(), v->end(), [k](int x) { return x % k == 0; });
+  co_await tine::call(&it, tine::async::find_if, v->begin(), v->end(),
+                      [k](int x) { return x % k == 0; });
   co_await tine::join();
   co_return it - v->begin();
 }
@@ -42,7 +45,8 @@ tine::task<long> first_multiple_in_task(std::vector<int>* v, int k) {
 tine::task<bool> all_small_view(int n) {
   bool ok = false;
   // A temporary view: moved into the task.
-  co_await tine::call(&ok, tine::async::all_of, ranges::views::iota(0, n), [n](int x) { return x < n; });
+  co_await tine::call(&ok, tine::async::all_of, ranges::views::iota(0, n),
+                      [n](int x) { return x < n; });
   co_await tine::join();
   co_return ok;
 }
@@ -57,7 +61,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(finds_the_first_hit, Sched, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     std::vector<std::size_t> places = {n};  // nowhere
     if (n > 0) {
-      places.insert(places.end(), {0, n - 1, std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)});
+      places.insert(places.end(),
+                    {0, n - 1, std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)});
     }
     for (std::size_t place : places) {
       std::vector<int> v(n, 0);
@@ -70,16 +75,19 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(finds_the_first_hit, Sched, schedulers) {
         const auto expected = std::find_if(v.begin(), v.end(), is_one);
         const bool same_as_std = tine::find_if(sched, v, is_one, g) == expected;
         BOOST_TEST(same_as_std, "n=" << n << " at=" << place << " grain=" << g.size);
-        BOOST_TEST(static_cast<bool>(tine::find_if(sched, v.begin(), v.end(), is_one, g) == expected));
+        BOOST_TEST(
+            static_cast<bool>(tine::find_if(sched, v.begin(), v.end(), is_one, g) == expected));
         BOOST_TEST(tine::any_of(sched, v, is_one, g) == std::any_of(v.begin(), v.end(), is_one));
         BOOST_TEST(tine::none_of(sched, v, is_one, g) == std::none_of(v.begin(), v.end(), is_one));
         auto is_zero = [](int x) { return x == 0; };
-        BOOST_TEST(tine::all_of(sched, v.begin(), v.end(), is_zero, g) == std::all_of(v.begin(), v.end(), is_zero));
+        BOOST_TEST(tine::all_of(sched, v.begin(), v.end(), is_zero, g) ==
+                   std::all_of(v.begin(), v.end(), is_zero));
       }
     }
   }
 }
 
+// clang-format off
 // [docs:search_basic]
 BOOST_AUTO_TEST_CASE_TEMPLATE(first_negative, Sched, schedulers) {
   Sched sched;
@@ -93,6 +101,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(first_negative, Sched, schedulers) {
   BOOST_TEST(!tine::all_of(sched, v, negative));
 }
 // [docs:search_basic end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(stops_early, Sched, schedulers) {
   Sched sched;
@@ -105,11 +114,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stops_early, Sched, schedulers) {
     calls.fetch_add(1, std::memory_order_relaxed);
     return i == 3;
   };
-  auto it = tine::find_if(sched, ranges::views::iota(0, static_cast<int>(n)), at_start, tine::grain{256});
+  auto it =
+      tine::find_if(sched, ranges::views::iota(0, static_cast<int>(n)), at_start, tine::grain{256});
   (void)it;  // a temporary view: std::ranges::dangling
   BOOST_TEST(calls.load() < n / 4);
   calls = 0;
-  BOOST_TEST(tine::any_of(sched, ranges::views::iota(0, static_cast<int>(n)), at_start, tine::grain{256}));
+  BOOST_TEST(
+      tine::any_of(sched, ranges::views::iota(0, static_cast<int>(n)), at_start, tine::grain{256}));
   BOOST_TEST(calls.load() < n / 4);
 }
 
@@ -147,7 +158,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
       const auto input = ranges::views::iota(0, static_cast<int>(n));
       BOOST_CHECK_THROW(tine::find_if(sched, input, pred), tine_test::test_error);
       BOOST_TEST(gauge.live.load() == 0);
-      BOOST_CHECK_THROW(tine::all_of(sched, input, [&pred](int i) { return !pred(i); }, tine::grain{7}),
+      BOOST_CHECK_THROW(tine::all_of(
+                            sched, input, [&pred](int i) { return !pred(i); }, tine::grain{7}),
                         tine_test::test_error);
       BOOST_TEST(gauge.live.load() == 0);
     }

@@ -37,7 +37,8 @@ struct lazy2 : tine::lazy_pool<> {
   lazy2() : tine::lazy_pool<>(2) {}
 };
 
-using schedulers = boost::mpl::list<tine::inline_scheduler, pool<1>, pool<2>, pool<3>, busy2, lazy2>;
+using schedulers =
+    boost::mpl::list<tine::inline_scheduler, pool<1>, pool<2>, pool<3>, busy2, lazy2>;
 
 // Empty, one, two, odd, prime, and large (also prime) inputs.
 inline const std::vector<std::size_t> sizes = {0, 1, 2, 7, 97, 1031, 100003};

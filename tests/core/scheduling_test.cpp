@@ -65,7 +65,7 @@ tine::task<bool> moves_inside_scope(tine::inline_scheduler* other) {
     threw = true;
   }
   co_await tine::join();
-  co_return threw && f == 5;
+  co_return threw&& f == 5;
 }
 
 tine::task<bool> nested_sync_wait(tine::inline_scheduler* other) {
@@ -79,7 +79,8 @@ tine::task<bool> nested_sync_wait(tine::inline_scheduler* other) {
 
 // A forked child moves to another scheduler and back while its parent's continuation is stolen
 // (or resumed) meanwhile: the join must still count it.
-tine::task<long> child_that_moves(tine::inline_scheduler* elsewhere, tine::testing::simple_pool* home, int n) {
+tine::task<long> child_that_moves(tine::inline_scheduler* elsewhere,
+                                  tine::testing::simple_pool* home, int n) {
   co_await tine::resume_on(*elsewhere);
   long r = 0;
   co_await tine::call(&r, fib, n);
@@ -88,7 +89,8 @@ tine::task<long> child_that_moves(tine::inline_scheduler* elsewhere, tine::testi
   co_return r;
 }
 
-tine::task<long> parent_of_movers(tine::inline_scheduler* elsewhere, tine::testing::simple_pool* home) {
+tine::task<long> parent_of_movers(tine::inline_scheduler* elsewhere,
+                                  tine::testing::simple_pool* home) {
   long a = 0;
   long b = 0;
   long c = 0;
@@ -141,7 +143,8 @@ BOOST_AUTO_TEST_CASE(forked_child_moves_on_a_single_worker) {
     co_await tine::resume_on(*back);
     co_return 7;
   };
-  auto parent = [](auto mv, tine::inline_scheduler* away, tine::inline_scheduler* back) -> tine::task<long> {
+  auto parent = [](auto mv, tine::inline_scheduler* away,
+                   tine::inline_scheduler* back) -> tine::task<long> {
     long a = 0;
     long b = 0;
     co_await tine::fork(&a, mv, away, back);

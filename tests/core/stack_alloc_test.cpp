@@ -11,7 +11,7 @@
 
 namespace {
 
-tine::task<long> square(long i) { co_return i * i; }
+tine::task<long> square(long i) { co_return i* i; }
 
 // The typical use: a buffer for the partial results of a fork-join scope.
 tine::task<long> sum_of_squares(long n) {
@@ -52,7 +52,7 @@ tine::task<bool> alloc_inside_scope() {
     threw = true;
   }
   co_await tine::join();
-  co_return threw && r == 9;
+  co_return threw&& r == 9;
 }
 
 struct copy_throws {
@@ -76,7 +76,7 @@ tine::task<bool> failed_fork_opens_no_scope() {
   auto buf = co_await tine::stack_alloc<int>(4);  // would throw std::logic_error inside a scope
   buf[3] = 7;
   co_await tine::join();
-  co_return threw && buf[3] == 7;
+  co_return threw&& buf[3] == 7;
 }
 
 }  // namespace
@@ -87,7 +87,6 @@ BOOST_AUTO_TEST_CASE(a_failed_fork_opens_no_scope) {
   tine::inline_scheduler sched;
   BOOST_TEST(tine::sync_wait(sched, failed_fork_opens_no_scope));
 }
-
 
 BOOST_AUTO_TEST_CASE(partial_results_buffer) {
   tine::inline_scheduler sched;

@@ -109,8 +109,8 @@ BOOST_AUTO_TEST_CASE(single_thread_fifo) {
 BOOST_AUTO_TEST_CASE(push_reports_the_first_node_since_the_consumer_detached) {
   tine::intrusive_mpsc<node> q;
   node a, b, c, d;
-  BOOST_TEST(q.push(&a));   // first push into a new queue
-  BOOST_TEST(!q.push(&b));  // someone (a's producer) was already told to wake the consumer
+  BOOST_TEST(q.push(&a));     // first push into a new queue
+  BOOST_TEST(!q.push(&b));    // someone (a's producer) was already told to wake the consumer
   BOOST_TEST(q.pop() == &a);  // detaches a and b; b stays in the consumer's batch
   BOOST_TEST(!q.empty());
   // The producer side is empty again, so this push reports true although b is still queued in

@@ -10,6 +10,7 @@ namespace readme {
 
 // The README's program, compiled here with its main() renamed (the test binary has its own).
 #define main readme_main
+// clang-format off
 // [docs:readme]
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -31,6 +32,7 @@ int main() {
   return f == 832040 && s == 500.0 ? 0 : 1;
 }
 // [docs:readme end]
+// clang-format on
 #undef main
 
 }  // namespace readme
@@ -44,10 +46,12 @@ BOOST_AUTO_TEST_SUITE(tour_pools)
 BOOST_AUTO_TEST_CASE(readme_example) { BOOST_TEST(readme::readme_main() == 0); }
 
 BOOST_AUTO_TEST_CASE(lazy_pool_example) {
+  // clang-format off
   // [docs:lazy_pool]
   tine::lazy_pool<> pool(2);
   long r = tine::sync_wait(pool, tour::fib, 25);
   // [docs:lazy_pool end]
+  // clang-format on
   BOOST_TEST(r == 75025);
 }
 

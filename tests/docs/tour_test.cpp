@@ -13,6 +13,7 @@
 
 namespace tour {
 
+// clang-format off
 // [docs:fib]
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -26,7 +27,9 @@ tine::task<long> fib(int n) {
   co_return a + b;
 }
 // [docs:fib end]
+// clang-format on
 
+// clang-format off
 // [docs:void_tasks]
 tine::task<void> visit(std::vector<int>* out, int depth) {
   out->at(static_cast<std::size_t>(depth)) += 1;  // children write to different places...
@@ -36,7 +39,9 @@ tine::task<void> visit(std::vector<int>* out, int depth) {
   co_await tine::join();
 }
 // [docs:void_tasks end]
+// clang-format on
 
+// clang-format off
 // [docs:exceptions]
 tine::task<int> parse(std::string text) {
   if (text.empty()) {
@@ -58,7 +63,9 @@ tine::task<int> parse_pair(std::string x, std::string y) {
   co_return a + b;
 }
 // [docs:exceptions end]
+// clang-format on
 
+// clang-format off
 // [docs:stack_alloc]
 tine::task<long> square(long i) { co_return i * i; }
 
@@ -76,7 +83,9 @@ tine::task<long> sum_of_squares(std::size_t n) {
   co_return total;  // parts is freed here, in FILO order with the frame
 }
 // [docs:stack_alloc end]
+// clang-format on
 
+// clang-format off
 // [docs:resume_on]
 tine::task<int> on_two_threads(tine::inline_scheduler* io_thread) {
   long before = 0;
@@ -89,16 +98,19 @@ tine::task<int> on_two_threads(tine::inline_scheduler* io_thread) {
   co_return before == after ? 0 : 1;
 }
 // [docs:resume_on end]
+// clang-format on
 
 }  // namespace tour
 
 BOOST_AUTO_TEST_SUITE(tour_examples)
 
 BOOST_AUTO_TEST_CASE(fib_example) {
+  // clang-format off
   // [docs:sync_wait]
   tine::inline_scheduler sched;         // one worker thread: deterministic, for tests
   long r = tine::sync_wait(sched, tour::fib, 30);  // blocks this (non-worker) thread
   // [docs:sync_wait end]
+  // clang-format on
   BOOST_TEST(r == 832040);
 }
 
@@ -115,6 +127,7 @@ BOOST_AUTO_TEST_CASE(exceptions_example) {
   tine::inline_scheduler sched;
   BOOST_TEST(tine::sync_wait(sched, tour::parse_pair, std::string("20"), std::string("22")) == 42);
   BOOST_TEST(tine::sync_wait(sched, tour::parse_pair, std::string("20"), std::string("")) == -1);
+  // clang-format off
   // [docs:exceptions_caller]
   try {
     tine::sync_wait(sched, tour::parse, std::string(""));
@@ -122,6 +135,7 @@ BOOST_AUTO_TEST_CASE(exceptions_example) {
     // sync_wait rethrows what escaped the root task
   }
   // [docs:exceptions_caller end]
+  // clang-format on
   BOOST_CHECK_THROW(tine::sync_wait(sched, tour::parse, std::string("")), std::invalid_argument);
 }
 

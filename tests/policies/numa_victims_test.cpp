@@ -130,9 +130,9 @@ BOOST_AUTO_TEST_CASE(same_core_places_count_as_distance_one) {
   // Places 0 and 1 share a core (distance 0), 2 is at distance 1, 3 at distance 2. For thief 0,
   // places 1 and 2 form one class of weight 1, place 3 one of weight 1/4.
   const tine::topology topo = tine::topology::from_distances({0, 0, 0, 0}, {0, 0, 1, 2,  //
-                                                                           0, 0, 1, 2,  //
-                                                                           1, 1, 0, 2,  //
-                                                                           2, 2, 2, 0});
+                                                                            0, 0, 1, 2,  //
+                                                                            1, 1, 0, 2,  //
+                                                                            2, 2, 2, 0});
   const tine::numa_victims policy{topo};
   BOOST_TEST(policy.probability(0, 1) == 0.4, boost::test_tools::tolerance(1e-12));
   BOOST_TEST(policy.probability(0, 2) == 0.4, boost::test_tools::tolerance(1e-12));

@@ -20,17 +20,17 @@ namespace {
 class affinity_guard {
  public:
   affinity_guard() {
-    CPU_ZERO(&saved_);
-    BOOST_REQUIRE_EQUAL(pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_), 0);
+    CPU_ZERO(&m_saved);
+    BOOST_REQUIRE_EQUAL(pthread_getaffinity_np(pthread_self(), sizeof m_saved, &m_saved), 0);
   }
   affinity_guard(const affinity_guard&) = delete;
   affinity_guard& operator=(const affinity_guard&) = delete;
-  ~affinity_guard() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
+  ~affinity_guard() { pthread_setaffinity_np(pthread_self(), sizeof m_saved, &m_saved); }
 
-  const cpu_set_t& saved() const { return saved_; }
+  const cpu_set_t& saved() const { return m_saved; }
 
  private:
-  cpu_set_t saved_;
+  cpu_set_t m_saved;
 };
 
 std::vector<unsigned> allowed_cpus() {
@@ -49,15 +49,15 @@ std::vector<unsigned> allowed_cpus() {
 /// Sets an environment variable for one scope (hwloc reads HWLOC_SYNTHETIC at load time).
 class env_guard {
  public:
-  env_guard(const char* name, const char* value) : name_{name} {
+  env_guard(const char* name, const char* value) : m_name{name} {
     BOOST_REQUIRE_EQUAL(setenv(name, value, 1), 0);
   }
   env_guard(const env_guard&) = delete;
   env_guard& operator=(const env_guard&) = delete;
-  ~env_guard() { unsetenv(name_); }
+  ~env_guard() { unsetenv(m_name); }
 
  private:
-  const char* name_;
+  const char* m_name;
 };
 
 void check_well_formed(const tine::topology& topo) {
@@ -221,8 +221,9 @@ BOOST_AUTO_TEST_CASE(synthetic_two_nodes_of_four_cores) {
 
 BOOST_AUTO_TEST_CASE(synthetic_rejects_empty_machines) {
   BOOST_CHECK_EXCEPTION(tine::topology::synthetic(0, 4), std::invalid_argument, [](const auto& e) {
-    return message_is(e, "tine::topology::synthetic: nodes and cores_per_node must both be at "
-                         "least 1, got 0 and 4");
+    return message_is(e,
+                      "tine::topology::synthetic: nodes and cores_per_node must both be at "
+                      "least 1, got 0 and 4");
   });
   BOOST_CHECK_THROW(tine::topology::synthetic(2, 0), std::invalid_argument);
 }
@@ -245,13 +246,15 @@ BOOST_AUTO_TEST_CASE(from_distances_rejects_malformed_input) {
   });
   BOOST_CHECK_EXCEPTION(
       topology::from_distances({0, 0}, {0, 1, 1}), std::invalid_argument, [](const auto& e) {
-        return message_is(e, "tine::topology::from_distances: expected 4 distances (n x n for "
-                             "n = 2 places), got 3");
+        return message_is(e,
+                          "tine::topology::from_distances: expected 4 distances (n x n for "
+                          "n = 2 places), got 3");
       });
   BOOST_CHECK_EXCEPTION(
       topology::from_distances({0, 0}, {0, 1, 2, 0}), std::invalid_argument, [](const auto& e) {
-        return message_is(e, "tine::topology::from_distances: distances must be symmetric, but "
-                             "distance(0, 1) != distance(1, 0)");
+        return message_is(e,
+                          "tine::topology::from_distances: distances must be symmetric, but "
+                          "distance(0, 1) != distance(1, 0)");
       });
   BOOST_CHECK_EXCEPTION(
       topology::from_distances({0, 0}, {0, 1, 1, 5}), std::invalid_argument, [](const auto& e) {
@@ -259,8 +262,9 @@ BOOST_AUTO_TEST_CASE(from_distances_rejects_malformed_input) {
       });
   BOOST_CHECK_EXCEPTION(
       topology::from_distances({0, 2}, {0, 1, 1, 0}), std::invalid_argument, [](const auto& e) {
-        return message_is(e, "tine::topology::from_distances: NUMA node indices must be dense, "
-                             "but no place is on node 1 of 0..2");
+        return message_is(e,
+                          "tine::topology::from_distances: NUMA node indices must be dense, "
+                          "but no place is on node 1 of 0..2");
       });
 }
 
@@ -270,8 +274,9 @@ BOOST_AUTO_TEST_CASE(accessors_check_indices) {
   BOOST_CHECK_THROW(topo.cpu(2), std::out_of_range);
   BOOST_CHECK_THROW(topo.distance(0, 2), std::out_of_range);
   BOOST_CHECK_EXCEPTION(topo.distance(5, 0), std::out_of_range, [](const auto& e) {
-    return message_is(e, "tine::topology::distance: place index 5 is out of range for a topology "
-                         "of 2 places");
+    return message_is(e,
+                      "tine::topology::distance: place index 5 is out of range for a topology "
+                      "of 2 places");
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+// clang-format off
 // [docs:ring_policy]
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
@@ -17,26 +18,27 @@
 // and anyone else the fourth time, so work still spreads round the whole ring.
 class ring_victims {
  public:
-  explicit ring_victims(const tine::topology& topo) noexcept : size_{topo.size()} {}
+  explicit ring_victims(const tine::topology& topo) noexcept : m_size{topo.size()} {}
 
   std::size_t next_victim(std::size_t thief, tine::xoshiro256ss& rng) const noexcept {
-    if (size_ == 1) {
+    if (m_size == 1) {
       return 0;  // the contract: a lone worker names itself
     }
     if (rng.bounded(4) == 0) {
       // Uniform among the size - 1 others: draw, then skip over the thief.
-      const auto other = static_cast<std::size_t>(rng.bounded(size_ - 1));
+      const auto other = static_cast<std::size_t>(rng.bounded(m_size - 1));
       return other >= thief ? other + 1 : other;
     }
-    return (rng() & 1U) != 0 ? (thief + 1) % size_ : (thief + size_ - 1) % size_;
+    return (rng() & 1U) != 0 ? (thief + 1) % m_size : (thief + m_size - 1) % m_size;
   }
 
  private:
-  std::size_t size_;
+  std::size_t m_size;
 };
 
 static_assert(tine::victim_policy<ring_victims>);
 // [docs:ring_policy end]
+// clang-format on
 
 namespace {
 

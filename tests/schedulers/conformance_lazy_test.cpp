@@ -8,7 +8,8 @@
 #include "tests/schedulers/conformance_configs.hpp"
 
 namespace {
-using configs = boost::mpl::list<tine_tests::config<tine::lazy_pool<>, 1>, tine_tests::config<tine::lazy_pool<>, 2>,
+using configs = boost::mpl::list<tine_tests::config<tine::lazy_pool<>, 1>,
+                                 tine_tests::config<tine::lazy_pool<>, 2>,
                                  tine_tests::config<tine::lazy_pool<>, 5>,
                                  tine_tests::config<tine::lazy_pool<tine::uniform_victims>, 1>,
                                  tine_tests::config<tine::lazy_pool<tine::uniform_victims>, 2>,

@@ -11,9 +11,10 @@
 
 namespace {
 using tine_tests::config;
-using configs = boost::mpl::list<config<tine::testing::simple_pool, 1>, config<tine::testing::simple_pool, 2>,
-                                 config<tine::testing::simple_pool, 5>, config<round_robin_pool, 1>,
-                                 config<round_robin_pool, 2>, config<round_robin_pool, 5>>;
+using configs =
+    boost::mpl::list<config<tine::testing::simple_pool, 1>, config<tine::testing::simple_pool, 2>,
+                     config<tine::testing::simple_pool, 5>, config<round_robin_pool, 1>,
+                     config<round_robin_pool, 2>, config<round_robin_pool, 5>>;
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(user_scheduler_conformance)

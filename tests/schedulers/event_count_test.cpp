@@ -35,7 +35,8 @@ BOOST_AUTO_TEST_CASE(notify_without_waiters_is_a_no_op) {
   BOOST_TEST(ec.waiters() == 0U);
 }
 
-BOOST_AUTO_TEST_CASE(notify_between_prepare_and_commit_is_not_lost, *boost::unit_test::timeout(20)) {
+BOOST_AUTO_TEST_CASE(notify_between_prepare_and_commit_is_not_lost,
+                     *boost::unit_test::timeout(20)) {
   tine::event_count ec;
   for (int i = 0; i < 1000; ++i) {
     const auto key = ec.prepare_wait();

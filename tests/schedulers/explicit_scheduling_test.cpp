@@ -13,6 +13,7 @@
 
 BOOST_AUTO_TEST_SUITE(explicit_scheduling)
 
+// clang-format off
 // [docs:explicit_scheduling]
 // Some library must only be called from one thread: give it an inline_scheduler, and let tasks
 // visit it in the middle of their work.
@@ -29,6 +30,7 @@ BOOST_AUTO_TEST_CASE(visit_another_scheduler) {
   BOOST_TEST(tine::sync_wait(pool, talk_to_the_library, &pool, &library) == 1);
 }
 // [docs:explicit_scheduling end]
+// clang-format on
 
 namespace {
 

@@ -12,6 +12,7 @@
 
 #include "tests/schedulers/round_robin_pool.hpp"
 
+// clang-format off
 // [docs:neighbours_first]
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
@@ -50,6 +51,7 @@ static_assert(tine::victim_policy<neighbours_first>);
 using ring_busy_pool = tine::busy_pool<neighbours_first>;
 using ring_lazy_pool = tine::lazy_pool<neighbours_first>;
 // [docs:neighbours_first end]
+// clang-format on
 
 #include <tine/testing/scheduler_conformance.hpp>
 
@@ -88,6 +90,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(pools_with_a_user_policy_conform, Pool, ring_pools
   }
 }
 
+// clang-format off
 // [docs:conformance_use]
 BOOST_AUTO_TEST_CASE(round_robin_pool_conforms, *boost::unit_test::timeout(120)) {
   round_robin_pool pool(3);
@@ -96,5 +99,6 @@ BOOST_AUTO_TEST_CASE(round_robin_pool_conforms, *boost::unit_test::timeout(120))
   tine::testing::run_conformance(pool, opts);
 }
 // [docs:conformance_use end]
+// clang-format on
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -23,8 +23,9 @@
 
 namespace {
 
-using pool_types = boost::mpl::list<tine::busy_pool<>, tine::lazy_pool<>, tine::busy_pool<tine::uniform_victims>,
-                               tine::lazy_pool<tine::uniform_victims>>;
+using pool_types =
+    boost::mpl::list<tine::busy_pool<>, tine::lazy_pool<>, tine::busy_pool<tine::uniform_victims>,
+                     tine::lazy_pool<tine::uniform_victims>>;
 
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -66,13 +67,14 @@ tine::task<bool> tour(Pool* pool) {
   long r = 0;
   co_await tine::fork(&r, fib, 12);
   co_await tine::join();
-  co_return first == third && first != second && r == 144;
+  co_return first == third&& first != second&& r == 144;
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(pools)
 
+// clang-format off
 // [docs:quick_start]
 BOOST_AUTO_TEST_CASE(quick_start) {
   tine::lazy_pool pool(2);  // tine::lazy_pool<tine::numa_victims>, 2 pinned workers
@@ -81,6 +83,7 @@ BOOST_AUTO_TEST_CASE(quick_start) {
   BOOST_TEST(total.submissions_run >= 1U);
 }
 // [docs:quick_start end]
+// clang-format on
 
 BOOST_AUTO_TEST_CASE(default_arguments_deduce_numa_victims) {
   tine::busy_pool busy;
@@ -142,7 +145,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(counters_add_up, Pool, pool_types) {
   const tine::worker_stats a = pool.stats(0);
   const tine::worker_stats b = pool.stats(1);
   const tine::worker_stats total = pool.stats();  // read last: counters only grow
-  BOOST_TEST(total.submissions_run >= 10U);  // resume_on arrivals would add to it
+  BOOST_TEST(total.submissions_run >= 10U);       // resume_on arrivals would add to it
   BOOST_TEST(total.steals_attempted > 0U);
   BOOST_TEST(total.steals_succeeded <= total.steals_attempted);
   BOOST_TEST(a.steals_attempted + b.steals_attempted <= total.steals_attempted);
@@ -186,7 +189,8 @@ BOOST_AUTO_TEST_CASE(lazy_pool_keeps_a_thief_awake_per_node, *boost::unit_test::
   tine::lazy_pool pool(tine::topology::synthetic(2, 2));
   BOOST_TEST(pool.size() == 4U);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // everyone asleep
-  std::thread runner([&] { tine::sync_wait(pool.worker(0), hold, std::chrono::milliseconds(600)); });
+  std::thread runner(
+      [&] { tine::sync_wait(pool.worker(0), hold, std::chrono::milliseconds(600)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   std::vector<tine::worker_stats> mid;
   for (std::size_t i = 0; i < 4; ++i) {
@@ -213,7 +217,8 @@ BOOST_AUTO_TEST_CASE(lazy_pool_on_two_nodes_computes, *boost::unit_test::timeout
   tine::lazy_pool pool(tine::topology::synthetic(2, 3));
   for (int i = 0; i < 20; ++i) {
     BOOST_TEST(tine::sync_wait(pool, fib, 16) == 987);
-    std::this_thread::sleep_for(std::chrono::microseconds(i % 4 == 0 ? 3000 : 0));  // sleep, then burst
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(i % 4 == 0 ? 3000 : 0));  // sleep, then burst
   }
 }
 

@@ -3,6 +3,7 @@
 #ifndef TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
 #define TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
 
+// clang-format off
 // [docs:round_robin_pool]
 #include <atomic>
 #include <cstddef>
@@ -24,10 +25,10 @@ class round_robin_pool {
       throw std::invalid_argument("round_robin_pool: needs at least one worker");
     }
     for (std::size_t i = 0; i < n; ++i) {
-      contexts_.push_back(std::make_unique<tine::worker_context>());
+      m_contexts.push_back(std::make_unique<tine::worker_context>());
     }
     for (std::size_t i = 0; i < n; ++i) {
-      threads_.emplace_back([this, i] { loop(i); });
+      m_threads.emplace_back([this, i] { loop(i); });
     }
   }
 
@@ -37,33 +38,33 @@ class round_robin_pool {
   // Destroy only after every sync_wait on the pool has returned: the workers then drain what
   // is left in their queues and deques before stopping.
   ~round_robin_pool() {
-    stop_.store(true, std::memory_order_release);
-    for (auto& t : threads_) {
+    m_stop.store(true, std::memory_order_release);
+    for (auto& t : m_threads) {
       t.join();
     }
   }
 
   // The scheduler concept: any thread, never runs the node inline.
   void schedule(tine::submit_node* node) {
-    const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size();
-    contexts_[i]->submit(node);
+    const std::size_t i = m_next.fetch_add(1, std::memory_order_relaxed) % m_contexts.size();
+    m_contexts[i]->submit(node);
   }
 
  private:
   void loop(std::size_t me) {
-    tine::worker_context& ctx = *contexts_[me];
+    tine::worker_context& ctx = *m_contexts[me];
     ctx.bind();
     for (;;) {
       bool found = ctx.run_one_submission();
       // Steal from everyone, ourselves first (resume_on may leave continuations in our deque).
-      for (std::size_t k = 0; k < contexts_.size() && !found; ++k) {
-        tine::worker_context& victim = *contexts_[(me + k) % contexts_.size()];
+      for (std::size_t k = 0; k < m_contexts.size() && !found; ++k) {
+        tine::worker_context& victim = *m_contexts[(me + k) % m_contexts.size()];
         found = ctx.steal_from(victim) == tine::steal_status::success;
       }
       if (found) {
         continue;
       }
-      if (stop_.load(std::memory_order_acquire) && !ctx.has_submissions() && ctx.deque_size() == 0) {
+      if (m_stop.load(std::memory_order_acquire) && !ctx.has_submissions() && ctx.deque_size() == 0) {
         break;
       }
       std::this_thread::yield();
@@ -71,13 +72,14 @@ class round_robin_pool {
     ctx.unbind();
   }
 
-  std::vector<std::unique_ptr<tine::worker_context>> contexts_;
-  std::vector<std::thread> threads_;
-  std::atomic<std::size_t> next_{0};
-  std::atomic<bool> stop_{false};
+  std::vector<std::unique_ptr<tine::worker_context>> m_contexts;
+  std::vector<std::thread> m_threads;
+  std::atomic<std::size_t> m_next{0};
+  std::atomic<bool> m_stop{false};
 };
 
 static_assert(tine::scheduler<round_robin_pool>);
 // [docs:round_robin_pool end]
+// clang-format on
 
 #endif  // TINE_TESTS_SCHEDULERS_ROUND_ROBIN_POOL_HPP
