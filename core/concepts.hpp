@@ -17,10 +17,13 @@ namespace tine {
 ///   (a task moving itself with `resume_on`);
 /// - must not block for long and must not run the node inline on the calling thread;
 /// - must eventually run the node exactly once on a thread bound to one of the scheduler's
-///   `worker_context`s, by calling `ctx.run_submitted(node)` / `tine::execute(node)` when that
+///   `worker_context`s, by calling `ctx.run_one_submission()` / `ctx.run_submitted(node)` when that
 ///   worker is idle (its stack empty: between two pieces of work);
 /// - the scheduler's workers must also keep stealing from each other (and from themselves:
-///   `resume_on` may leave continuations in a worker's deque) so forked work completes.
+///   `resume_on` may leave continuations in a worker's deque) so forked work completes, and
+///   neither kind of work may starve the other (between two submissions, look at the deques);
+/// - may throw (for example std::bad_alloc) only if it did not take the node: `sync_wait` and
+///   `resume_on` then report the exception to their caller, and the task stays where it was.
 template <typename S>
 concept scheduler = requires(S& s, submit_node* node) {
   s.schedule(node);

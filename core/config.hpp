@@ -5,8 +5,9 @@
 /// Compiler checks and the few macros the rest of tine uses.
 
 #if !defined(__cplusplus) || __cplusplus < 202002L
-#error \
-    "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
+// clang-format off
+#error "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
+// clang-format on
 #endif
 
 #include <cstdio>
@@ -24,17 +25,15 @@
 #define TINE_UNLIKELY(x) (x)
 #endif
 
-/// Symmetric transfer (an await_suspend returning the next coroutine) is a tail call only when
-/// GCC optimises (-O2 and up) and no sanitizer instruments the frames (GCC PR 100897). Without the
-/// tail call every transfer nests a call, and a long run overflows the thread's stack. Then tine
-/// runs a trampoline instead: await_suspend records the next coroutine in the worker context and
-/// the worker's resume loop starts it. Define TINE_SYMMETRIC_TRANSFER to 0 or 1 to override.
-#ifndef TINE_SYMMETRIC_TRANSFER
-// GCC has no macro for the optimisation level: -O1 (no sibling calls) needs an explicit 0.
-#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define TINE_SYMMETRIC_TRANSFER 1
+/// The checked build: the runtime verifies what it cheaply can and stops with a message naming the
+/// mistake (a request that was never awaited, a task that returns between a fork and its join, a
+/// stack free out of order). On by default when NDEBUG is not defined; define TINE_CHECKED to 0
+/// or 1 to choose. See docs/build.md.
+#ifndef TINE_CHECKED
+#ifdef NDEBUG
+#define TINE_CHECKED 0
 #else
-#define TINE_SYMMETRIC_TRANSFER 0
+#define TINE_CHECKED 1
 #endif
 #endif
 
@@ -51,11 +50,14 @@ namespace tine::detail {
 
 }  // namespace tine::detail
 
-/// Internal invariants, checked in debug builds only.
-#ifndef NDEBUG
+/// TINE_CHECK: a rule users must follow, verified in checked builds only.
+/// TINE_ASSERT: one of tine's own invariants, verified in checked builds only.
+#if TINE_CHECKED
+#define TINE_CHECK(cond, msg) ((cond) ? (void)0 : ::tine::detail::fatal(msg))
 #define TINE_ASSERT(cond, msg) \
   ((cond) ? (void)0 : ::tine::detail::fatal("internal assertion failed: " msg))
 #else
+#define TINE_CHECK(cond, msg) ((void)0)
 #define TINE_ASSERT(cond, msg) ((void)0)
 #endif
 

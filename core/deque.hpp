@@ -240,7 +240,7 @@ class deque {
       // seq_cst on success: takes part in the total order with the thieves' fences/CASes, as in
       // the paper; relaxed on failure: we only learn that a thief won and touch nothing shared.
       const bool won = m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                                    std::memory_order_relaxed);
+                                                     std::memory_order_relaxed);
       // Either way the deque is now empty (top == b + 1): restore `bottom` to match.
       restore_bottom(b + 1);
       if (won) {
@@ -294,7 +294,7 @@ class deque {
     // it is also the release the owner's acquire load of `top` in push() synchronises with.
     // relaxed on failure: we return `lost` and touch nothing.
     if (!m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                      std::memory_order_relaxed)) {
+                                       std::memory_order_relaxed)) {
       return {steal_status::lost, T{}};
     }
     return {steal_status::success, value};

@@ -2,112 +2,156 @@
 #define TINE_CORE_FINAL_HPP
 
 /// \file final.hpp
-/// What happens when a task returns (libfork paper, algorithm 5): hand its exception to its
-/// parent, free its frame, then resume the parent if its continuation is still ours, or take part
-/// in the parent's join (the implicit join) if it was stolen.
+/// What happens when a task returns (libfork paper, algorithm 5), and the step every join shares.
+///
+/// A returning task hands its exception to its parent, frees its frame, then resumes the parent
+/// if its continuation is still ours, or takes part in the parent's join (the implicit join) if it
+/// was stolen. That arrival may complete a parent that had itself returned and was waiting for
+/// its children, whose completion may complete the grandparent, and so on: `completion::finish`
+/// runs such a cascade as a loop, in constant C++ stack, however deep it is.
 
 #include <coroutine>
+#include <cstdint>
 #include <optional>
 
 #include <tine/core/config.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/root_sink.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine::detail {
 
-/// The completion paths refer to each other (an implicit join may finish a parent that was
-/// waiting at its end), so they live in one class rather than as forward-declared functions.
-struct completion {
-  /// The parent's continuation was stolen: count this child as joined (Nowa's split counter) and
-  /// continue the parent if this was the last strand to arrive at its join.
-  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexcept {
-    worker_context& ctx = context();
-    // Read before our decrement: once it is done the parent may run again elsewhere and record a
-    // new stack.
-    stacklet* parent_stack = parent->stack;
-    if (ctx.top() == parent_stack) {
-      // We hold the parent's stack and will probably leave it parked with the parent: drop its
-      // cached stacklet now, while it is still ours, so idle stacks do not pin memory.
-      trim_cache(parent_stack);
-    }
-    // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes the
-    // parent; acquire, when we are last, makes every other strand's writes visible to us.
-    if (parent->joins.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ctx.adopt_stack(parent_stack);
-      if (TINE_UNLIKELY(parent->at_final)) {
-        return finish(parent);  // the parent had already returned and was waiting for us
-      }
-      return ctx.transfer(handle_of(parent));
-    }
-    if (ctx.top() == parent_stack) {
-      ctx.release_stack();  // the parent's stack goes with the parent; whoever resumes it adopts it
-    }
-    return std::noop_coroutine();
+/// A strand arrives at the join of `f`, counting for `k` strands (Nowa's split counter: a child
+/// whose parent was stolen counts 1; the task itself, at its join, counts I_max - steals). Returns
+/// true if it arrived last: it then owns `f` and runs on `f`'s stack. Otherwise whoever arrives
+/// last resumes `f`, and if this strand ran on `f`'s stack it leaves it parked with `f`.
+inline bool arrive_at_join(worker_runtime& rt, frame* f, std::uint32_t k) noexcept {
+  // Read before the decrement: once it is done `f` may run again elsewhere and record a new stack.
+  stacklet* stack = f->stack;
+  const bool on_its_stack = rt.top() == stack;
+  if (on_its_stack) {
+    worker_stacks::prepare_to_park(stack);  // while it is still ours
   }
-
-  /// A forked child has finished and its frame is freed: what runs next.
-  [[gnu::always_inline]] static std::coroutine_handle<> after_fork(frame* parent) noexcept {
-    worker_context& ctx = context();
-    // If the parent's continuation is still at the bottom of our deque, nobody stole it.
-    if (std::optional<frame*> bottom = ctx.pop_task()) {
-      if (TINE_LIKELY(*bottom == parent)) {
-        return ctx.transfer(handle_of(parent));
-      }
-      // A continuation left behind by a task that moved away with resume_on: not ours to resume
-      // directly; give it back to the thieves.
-      ctx.tasks().push(*bottom);
-    }
-    return implicit_join(parent);
+  // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes `f`;
+  // acquire, when we are last, makes every other strand's writes visible to us.
+  if (f->joins.fetch_sub(k, std::memory_order_acq_rel) == k) {
+    rt.stacks().adopt(stack);
+    return true;
   }
-
-  /// Ends task `f` (suspended at its final point, all children joined) and returns what to run
-  /// next. The general path: roots, exceptions, frames with destructors to run.
-  TINE_NOINLINE static std::coroutine_handle<> finish(frame* f) noexcept {
-    const frame_kind kind = f->kind;
-    if (kind == frame_kind::root) {
-      root_sink* sink = f->root;
-      if (f->has_exception.load(std::memory_order_relaxed)) {
-        sink->exception = f->take_exception();
-      }
-      handle_of(f).destroy();
-      sink->complete();
-      return std::noop_coroutine();
-    }
-    frame* parent = f->parent;
-    // relaxed: children of `f` that stored an exception have all joined (synchronised by the join).
-    if (f->has_exception.load(std::memory_order_relaxed)) {
-      parent->stash_exception(f->take_exception());
-    }
-    handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
-    if (kind == frame_kind::call) {
-      return context().transfer(handle_of(parent));
-    }
-    return after_fork(parent);
+  if (on_its_stack) {
+    rt.stacks().park();
   }
-};
+  return false;
+}
 
-/// A task returned (or threw) inside a fork-join scope: join its children first, as Cilk's
-/// implicit sync at function exit does. Returns true when they are all done.
+/// Every strand of `f`'s scope has joined and this worker runs on `f`'s stack: free the
+/// stack_arrays that were destroyed while children could still use them.
+inline void release_deferred(worker_runtime& rt, frame* f) noexcept {
+  if (TINE_UNLIKELY(f->release_at_join != nullptr)) {
+    stack_pop(rt.top(), f->release_at_join);
+    f->release_at_join = nullptr;
+  }
+}
+
+/// A task reached its end (returned or threw) inside a fork-join scope: join its children first,
+/// as Cilk's implicit sync at function exit does. Returns true when they are all done.
 TINE_NOINLINE inline bool join_at_end(frame* f) noexcept {
   f->in_scope = false;
   if (f->steals == 0) {
     return true;  // nothing was stolen, so every child ran to completion on this worker
   }
-  f->at_final = true;  // read by the last child after it synchronises with the decrement below
-  const std::uint32_t k = frame::max_joins - f->steals;
-  stacklet* stack = f->stack;
-  // acq_rel: see implicit_join(); when this is not the last decrement the last child finishes `f`.
-  worker_context& ctx = context();
-  if (f->joins.fetch_sub(k, std::memory_order_acq_rel) == k) {
-    ctx.adopt_stack(stack);
-    return true;
+  f->at_final = true;  // read by the last child after it synchronises with the decrement
+  worker_runtime& rt = runtime();
+  if (!arrive_at_join(rt, f, frame::max_joins - f->steals)) {
+    return false;  // the last child finishes `f` (completion::finish)
   }
-  if (ctx.top() == stack) {
-    ctx.release_stack();  // as in the explicit join: the stack stays with the suspended task
-  }
-  return false;
+  release_deferred(rt, f);
+  return true;
 }
+
+struct completion {
+  /// Ends task `f` (suspended at its final point, all its children joined, this worker on its
+  /// stack) and returns what to run next. The general path: roots, exceptions, frames with
+  /// destructors to run, and cascades of implicit joins, all in one loop.
+  TINE_NOINLINE static std::coroutine_handle<> finish(frame* f) noexcept {
+    worker_runtime& rt = runtime();
+    for (;;) {
+      const frame_kind kind = f->kind;
+      if (kind == frame_kind::root) {
+        root_sink* sink = f->root;
+        if (f->has_exception.load(std::memory_order_relaxed)) {
+          sink->exception = f->take_exception();
+        }
+        handle_of(f).destroy();
+        sink->complete();
+        return std::noop_coroutine();
+      }
+      frame* parent = f->parent;
+      // relaxed: children of `f` that stored an exception have all joined (synchronised by the
+      // join), and the parent's slot is published by our own arrival below.
+      if (f->has_exception.load(std::memory_order_relaxed)) {
+        parent->stash_exception(f->take_exception());
+      }
+      handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
+      if (kind == frame_kind::call) {
+        return rt.transfer(handle_of(parent));
+      }
+      if (resumes_parent_directly(rt, parent)) {
+        return rt.transfer(handle_of(parent));
+      }
+      if (std::coroutine_handle<> next = join_stolen_parent(rt, parent)) {
+        return next;
+      }
+      f = parent;  // the parent had reached its end and was waiting for us: finish it too
+    }
+  }
+
+  /// A forked child has finished and its frame is freed: what runs next. The hot path.
+  TINE_ALWAYS_INLINE static std::coroutine_handle<> after_fork(frame* parent) noexcept {
+    worker_runtime& rt = runtime();
+    if (TINE_LIKELY(resumes_parent_directly(rt, parent))) {
+      return rt.transfer(handle_of(parent));
+    }
+    return implicit_join(parent);
+  }
+
+ private:
+  /// True if the parent's continuation was still at the bottom of our deque (nobody stole it).
+  TINE_ALWAYS_INLINE static bool resumes_parent_directly(worker_runtime& rt,
+                                                         frame* parent) noexcept {
+    if (std::optional<frame*> bottom = rt.pop()) {
+      if (TINE_LIKELY(*bottom == parent)) {
+        return true;
+      }
+      // A continuation left behind by a task that moved away with resume_on: not ours to resume
+      // directly; give it back to the thieves. (Cannot throw: the slot was just freed.)
+      rt.push(*bottom);
+    }
+    return false;
+  }
+
+  /// A forked child of `parent` has finished and the parent's continuation was stolen: the child
+  /// takes part in the parent's join (the implicit join). Returns what to run next, or null when
+  /// the parent had reached its end, was waiting for its children, and must now be finished.
+  static std::coroutine_handle<> join_stolen_parent(worker_runtime& rt, frame* parent) noexcept {
+    if (!arrive_at_join(rt, parent, 1)) {
+      return std::noop_coroutine();
+    }
+    if (!parent->at_final) {
+      return rt.transfer(handle_of(parent));  // the parent waits at an explicit join
+    }
+    release_deferred(rt, parent);
+    return nullptr;
+  }
+
+  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexcept {
+    worker_runtime& rt = runtime();
+    if (std::coroutine_handle<> next = join_stolen_parent(rt, parent)) {
+      return next;
+    }
+    return finish(parent);  // a cascade of completions runs in finish's loop
+  }
+};
 
 /// The awaitable returned by every task's final_suspend. `Trivial` tasks (every parameter
 /// trivially destructible) are freed with a pointer reset instead of a call to the coroutine's
@@ -129,12 +173,12 @@ struct final_awaitable {
     frame* parent = f->parent;
     const frame_kind kind = f->kind;
     if constexpr (Trivial) {
-      stack_pop(context().top(), self.address());
+      stack_pop(runtime().top(), self.address());
     } else {
       self.destroy();
     }
     if (kind == frame_kind::call) {
-      return context().transfer(handle_of(parent));
+      return runtime().transfer(handle_of(parent));
     }
     return completion::after_fork(parent);
   }

@@ -22,15 +22,17 @@
 /// child: pass a named callable, a function, or a capture-less lambda.
 
 #include <coroutine>
+#include <exception>
 #include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <tine/core/config.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/request.hpp>
 #include <tine/core/task.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine {
 namespace detail {
@@ -58,10 +60,14 @@ struct spawn_request {
   R* result;
   F&& fn;
   std::tuple<Args&&...> args;
+  [[no_unique_address]] await_check check{};
 
   /// The awaitable refers to this request, a temporary that lives until the co_await completes;
   /// returning a small object keeps GCC from copying the whole request into the frame again.
-  spawn_awaitable<spawn_request> bind(frame& f) && noexcept { return {this, &f}; }
+  spawn_awaitable<spawn_request> bind(frame& f) && noexcept {
+    check.awaited();
+    return {this, &f};
+  }
 };
 
 template <typename Request>
@@ -76,7 +82,7 @@ struct spawn_awaitable {
     using child_task = typename Request::child_task;
     using value_type = typename Request::value_type;
     using R = std::remove_pointer_t<decltype(Request::result)>;
-    worker_context& ctx = context();
+    worker_runtime& rt = runtime();
     [[maybe_unused]] const bool opens_scope = Fork && !parent->in_scope;
     if constexpr (Fork) {
       if (opens_scope) {
@@ -84,7 +90,7 @@ struct spawn_awaitable {
         // allocated (which may move the top to a new stacklet), so the worker that resumes the
         // parent after the join can adopt it.
         parent->in_scope = true;
-        parent->stack = ctx.top();
+        parent->stack = rt.top();
       }
     }
     Request& req = *request;
@@ -112,7 +118,7 @@ struct spawn_awaitable {
     std::coroutine_handle<> child_handle = handle_of(&p->frame_header);
     if constexpr (Fork) {
       try {
-        ctx.tasks().push(parent);  // from here a thief may resume the parent: touch it no more
+        rt.push(parent);  // from here a thief may resume the parent: touch it no more
       } catch (...) {
         child_handle.destroy();  // the deque could not grow; the parent rethrows at this co_await
         if (opens_scope) {
@@ -121,10 +127,20 @@ struct spawn_awaitable {
         throw;
       }
     }
-    return ctx.transfer(child_handle);
+    return rt.transfer(child_handle);
   }
 
-  void await_resume() const noexcept {}
+  void await_resume() const {
+    if constexpr (!Request::is_fork) {
+      // An eager call: a child that threw is rethrown here, before anything reads its result,
+      // when nothing was stolen since the last join (every forked sibling has then finished). If
+      // the task was stolen, siblings may still be running: the exception waits for the join.
+      if (TINE_UNLIKELY(parent->has_exception.load(std::memory_order_relaxed)) &&
+          parent->steals == 0) {
+        std::rethrow_exception(parent->take_exception());
+      }
+    }
+  }
 };
 
 template <typename F>

@@ -39,11 +39,12 @@ struct frame {
   /// Top stacklet of the stack this frame lives on, recorded whenever the task may give up its
   /// worker (the first fork of a scope, resume_on): the worker that resumes it adopts that stack.
   stacklet* stack = nullptr;
-  /// The first exception of this task or a child, boxed on the heap so that the frame stays
-  /// trivially destructible (exceptions are rare; frames are freed without running destructors).
-  std::exception_ptr* exception = nullptr;
+  /// Start of the lowest stack_array destroyed inside the current fork-join scope while the task
+  /// was stolen: children may still write into it, so it is freed at the join (null: none).
+  std::byte* release_at_join = nullptr;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
+  /// Set once an exception is stored in `m_exception` (the first one wins).
   std::atomic<bool> has_exception{false};
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
@@ -54,25 +55,28 @@ struct frame {
   frame& operator=(const frame&) = delete;
 
   /// Records `e` unless an exception is already stored; several children may fail concurrently.
+  /// Never allocates: the exception_ptr lives in the frame.
   void stash_exception(std::exception_ptr e) noexcept {
-    // acq_rel: exactly one writer wins the flag; the box itself is published to the reader by the
-    // join counter's release/acquire (or by program order when nothing was stolen).
+    // acq_rel: exactly one writer wins the flag; the stored pointer itself is published to the
+    // reader by the join counter's release/acquire (or by program order when nothing was stolen).
     if (!has_exception.exchange(true, std::memory_order_acq_rel)) {
-      exception = new (std::nothrow) std::exception_ptr(std::move(e));
-      if (exception == nullptr) {
-        fatal("out of memory while storing a task's exception");
-      }
+      ::new (static_cast<void*>(m_exception)) std::exception_ptr(std::move(e));
     }
   }
 
   /// Takes the stored exception (the caller has synchronised with every child).
   std::exception_ptr take_exception() noexcept {
-    std::exception_ptr e = std::move(*exception);
-    delete exception;
-    exception = nullptr;
+    auto* stored = std::launder(reinterpret_cast<std::exception_ptr*>(m_exception));
+    std::exception_ptr e = std::move(*stored);
+    stored->~exception_ptr();
     has_exception.store(false, std::memory_order_relaxed);
     return e;
   }
+
+ private:
+  /// Raw storage, so that the frame stays trivially destructible: frames are freed without
+  /// running destructors, and an exception is always taken out before its frame is freed.
+  alignas(std::exception_ptr) std::byte m_exception[sizeof(std::exception_ptr)];
 };
 
 static_assert(std::is_trivially_destructible_v<frame>,

@@ -13,8 +13,10 @@
 #include <utility>
 
 #include <tine/core/config.hpp>
-#include <tine/core/context.hpp>
+#include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/request.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine {
 namespace detail {
@@ -28,30 +30,16 @@ struct join_awaitable {
     }
     // acquire: if every stolen strand has already joined, their writes become visible here.
     if (self->joins.load(std::memory_order_acquire) == frame::max_joins - self->steals) {
-      context().adopt_stack(self->stack);
+      runtime().stacks().adopt(self->stack);
       return true;
     }
     return false;
   }
 
   bool await_suspend(std::coroutine_handle<>) const noexcept {
-    // Nowa: restore N_tau = N'_tau - (I_max - alpha). Reaching zero means we arrived last.
-    const std::uint32_t k = frame::max_joins - self->steals;
-    stacklet* stack = self->stack;
-    // acq_rel: release publishes this strand's writes to the child that will resume us; acquire,
-    // when we are last, makes the children's writes visible.
-    worker_context& ctx = context();
-    if (self->joins.fetch_sub(k, std::memory_order_acq_rel) == k) {
-      ctx.adopt_stack(stack);
-      return false;  // everyone else is done: continue at once
-    }
-    // The last child to finish resumes us; touch nothing more. If we were running on our own
-    // stack (a child that moved away with resume_on can leave our continuation to be popped by
-    // another child on the stack we live on), it goes with us to whoever resumes us.
-    if (ctx.top() == stack) {
-      ctx.release_stack();
-    }
-    return true;
+    // Nowa: restore N_tau = N'_tau - (I_max - alpha). Reaching zero means we arrived last and
+    // continue at once; otherwise the last child resumes us: touch nothing more.
+    return !arrive_at_join(runtime(), self, frame::max_joins - self->steals);
   }
 
   void await_resume() const {
@@ -61,6 +49,7 @@ struct join_awaitable {
       // relaxed: no other strand touches the counter until the next fork publishes this frame
       // again through the deque (release/acquire).
       self->joins.store(frame::max_joins, std::memory_order_relaxed);
+      release_deferred(runtime(), self);
     }
     if (TINE_UNLIKELY(self->has_exception.load(std::memory_order_relaxed))) {
       std::rethrow_exception(self->take_exception());
@@ -70,7 +59,12 @@ struct join_awaitable {
 
 struct join_request {
   using tine_request = void;
-  join_awaitable bind(frame& f) const noexcept { return {&f}; }
+  [[no_unique_address]] await_check check{};
+
+  join_awaitable bind(frame& f) && noexcept {
+    check.awaited();
+    return {&f};
+  }
 };
 
 }  // namespace detail

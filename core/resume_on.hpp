@@ -13,9 +13,9 @@
 #include <stdexcept>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine {
 namespace detail {
@@ -26,9 +26,9 @@ struct moving_task : submit_node {
 
   static void arrive(submit_node* node) {
     frame* f = static_cast<moving_task*>(node)->task;
-    worker_context& ctx = context();
-    ctx.adopt_stack(f->stack);
-    ctx.resume(handle_of(f));
+    worker_runtime& rt = runtime();
+    rt.stacks().adopt(f->stack);
+    rt.resume(handle_of(f));
   }
 };
 
@@ -54,11 +54,19 @@ struct resume_on_request {
   }
 
   void await_suspend(std::coroutine_handle<>) {
-    worker_context& ctx = context();
+    worker_runtime& rt = runtime();
     frame* f = node.task;
-    f->stack = ctx.top();
-    ctx.release_stack();
-    target->schedule(&node);  // the task may now run elsewhere: this object is in its frame
+    f->stack = rt.top();
+    worker_stacks::prepare_to_park(f->stack);
+    rt.stacks().park();
+    try {
+      target->schedule(&node);  // the task may now run elsewhere: this object is in its frame
+    } catch (...) {
+      // The scheduler refused the node (it must not have queued it): the task stays here, on
+      // its own stack again, and the exception comes out of the co_await.
+      rt.stacks().adopt(f->stack);
+      throw;
+    }
   }
 
   void await_resume() const noexcept {}

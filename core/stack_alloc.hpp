@@ -15,9 +15,14 @@
 /// Rules, each checked:
 /// - allocate outside a fork-join scope (before the first fork or after a join): inside a scope
 ///   the task may be running on a thief's stack (`std::logic_error`);
-/// - arrays are freed in the reverse order of their allocation, inside the task that made them,
-///   and not between a fork and its join; C++ scopes give this order naturally (breaking it ends
-///   the program with a message).
+/// - arrays are freed in the reverse order of their allocation, inside the task that made them;
+///   C++ scopes give this order naturally (breaking it ends the program with a message).
+///
+/// An array destroyed between a fork and its join (an exception leaves the scope, or the array's
+/// block ends before the join) keeps its memory until the children are joined, so children that
+/// still write into it write into live memory; the memory is freed at the join (or at the implicit
+/// join at the task's end). Its elements are destroyed at once, as C++ requires: with an element
+/// type that has a destructor, join before leaving the block.
 
 #include <cstddef>
 #include <memory>
@@ -27,9 +32,9 @@
 #include <utility>
 
 #include <tine/core/config.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/stacklet.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine {
 namespace detail {
@@ -55,13 +60,16 @@ class stack_array {
       return;
     }
     std::destroy_n(m_data, m_size);
-    if (m_owner->in_scope) {
-      detail::fatal(
-          "tine::stack_array destroyed between a fork and its join; keep it alive until after the "
-          "join");
-    }
-    detail::stacklet*& top = detail::context().top();
     auto* p = reinterpret_cast<std::byte*>(m_data);
+    if (m_owner->in_scope && m_owner->steals != 0) {
+      // Stolen inside a scope: children may still use the array, and this worker may not run on
+      // the array's stack. The join frees it (arrays die in reverse order: keep the lowest).
+      if (m_owner->release_at_join == nullptr || p < m_owner->release_at_join) {
+        m_owner->release_at_join = p;
+      }
+      return;
+    }
+    detail::stacklet*& top = detail::runtime().top();
     if (p + detail::round_to_stack_alignment(m_size * sizeof(T)) != top->sp) {
       detail::fatal(
           "tine::stack_array freed out of order: stack allocations must be freed in the reverse "
@@ -123,7 +131,7 @@ struct stack_alloc_request {
     if (count > (static_cast<std::size_t>(-1) / 2) / sizeof(T)) {
       throw std::length_error("tine::stack_alloc: requested size is too large");
     }
-    stacklet*& top = context().top();
+    stacklet*& top = runtime().top();
     void* raw = stack_push(top, count * sizeof(T));
     T* data = static_cast<T*>(raw);
     try {
@@ -143,8 +151,8 @@ struct stack_alloc_request {
 template <typename T>
 [[nodiscard]] detail::stack_alloc_request<T> stack_alloc(std::size_t count) noexcept {
   static_assert(alignof(T) <= detail::stack_alignment,
-                "tine::stack_alloc: over-aligned types (alignof(T) > alignof(std::max_align_t)) "
-                "are not supported");
+                "tine::stack_alloc<T>: T may be aligned to at most 64 bytes (stack allocations "
+                "start on 64-byte boundaries)");
   static_assert(!std::is_reference_v<T> && !std::is_const_v<T>,
                 "tine::stack_alloc<T>: T must be a non-const object type");
   return {count};

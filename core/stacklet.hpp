@@ -4,19 +4,29 @@
 /// \file stacklet.hpp
 /// The geometric segmented stack that holds task frames (libfork paper, section III-A).
 ///
-/// A stack is a doubly linked chain of *stacklets*: contiguous blocks with a 32-byte header.
+/// A stack is a doubly linked chain of *stacklets*: contiguous blocks with a 64-byte header.
 /// Allocation is a pointer bump on the top stacklet; when it does not fit, the next stacklet is at
 /// least twice the size of the current one, so n allocations cost n pointer bumps plus O(log n)
-/// heap allocations. Frees are strictly FILO. When a stacklet empties it is kept as a cache (at
-/// most one per stack) so that a loop that allocates and frees across a boundary ("hot
-/// splitting") does not hit the heap each time.
+/// heap allocations. Frees are strictly FILO.
+///
+/// Every allocation starts on a 64-byte boundary (`stack_alignment`): a coroutine frame is laid
+/// out by the compiler as if its start had the alignment of its most aligned member, so frames
+/// holding `alignas(32)` or `alignas(64)` objects (AVX vectors, cache-line padded counters) need
+/// it. Sizes are rounded up at compile time (the frame size is a constant), so this costs no
+/// instruction on the allocation path, only padding.
+///
+/// The cache rule: when a stacklet empties it stays linked above its predecessor as a cache, so a
+/// task that forks across a stacklet boundary in a loop ("hot splitting") does not go to the heap
+/// each time, but only if it is at most twice its predecessor's size, that is, a stacklet of the
+/// geometric sequence. A stacklet made for one large allocation (a big `stack_alloc`) is freed as
+/// soon as it empties, so it does not pin memory. A stack parked with a suspended task keeps no
+/// cache at all (`trim_cache`).
 ///
 /// A stack is identified by its top stacklet; ownership of a stack moves between workers at
-/// joins (see `context.hpp`), never concurrently.
+/// joins (see `worker_stacks.hpp`), never concurrently.
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 
 #include <tine/core/config.hpp>
@@ -27,21 +37,11 @@
 
 namespace tine::detail {
 
-#if defined(__unix__)
-inline void* map_pages(std::size_t bytes) noexcept {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
-}
-inline void unmap_pages(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
-#else
-inline void* map_pages(std::size_t bytes) noexcept { return std::malloc(bytes); }
-inline void unmap_pages(void* p, std::size_t) noexcept { std::free(p); }
-#endif
+/// Every allocation on a stack is rounded up to (and aligned at) this many bytes: a cache line,
+/// and the largest alignment a task's parameters, locals and result may have.
+inline constexpr std::size_t stack_alignment = 64;
 
-/// Every allocation on a stack is rounded up to (and aligned at) this many bytes.
-inline constexpr std::size_t stack_alignment = alignof(std::max_align_t);
-
-/// Usable bytes of the first stacklet of a fresh stack.
+/// Usable bytes of the first stacklet of a fresh stack (the whole block is 8 KiB).
 inline constexpr std::size_t initial_stacklet_bytes = 8 * 1024 - 64;
 
 constexpr std::size_t round_to_stack_alignment(std::size_t n) noexcept {
@@ -65,25 +65,46 @@ struct alignas(stack_alignment) stacklet {
   bool empty() noexcept { return sp == base(); }
 };
 
-static_assert(sizeof(stacklet) == 32, "the stacklet header is four pointers");
+static_assert(sizeof(stacklet) == stack_alignment,
+              "the stacklet header fills one alignment unit, so the first allocation is aligned");
 
 /// Stacklets at least this large are mapped from the OS directly, so that freeing one returns its
 /// pages at once (the C heap may keep a freed large block resident, and a deep strand's stacklets
 /// are megabytes).
 inline constexpr std::size_t mapped_stacklet_bytes = 256 * 1024;
 
-/// A new, empty stacklet with room for at least `bytes`; throws std::bad_alloc.
-inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
+inline void* allocate_stacklet_memory(std::size_t total) noexcept {
+  if (total >= mapped_stacklet_bytes) {
+#if defined(__unix__)
+    void* p = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#endif
+  }
+  // The replaceable aligned operator new: a program (or a test) that replaces it sees every
+  // stacklet tine allocates.
+  return ::operator new (total, std::align_val_t{stack_alignment}, std::nothrow);
+}
+
+inline void free_stacklet_memory(void* p, std::size_t total) noexcept {
+#if defined(__unix__)
+  if (total >= mapped_stacklet_bytes) {
+    ::munmap(p, total);
+    return;
+  }
+#endif
+  (void)total;
+  ::operator delete (p, std::align_val_t{stack_alignment});
+}
+
+/// A new, empty stacklet with room for at least `bytes`, or null when memory is short.
+inline stacklet* try_make_stacklet(std::size_t bytes, stacklet* prev) noexcept {
   bytes = round_to_stack_alignment(bytes);
-  void* raw = nullptr;
   if (bytes + sizeof(stacklet) >= mapped_stacklet_bytes) {
     bytes = round_to_page(bytes + sizeof(stacklet)) - sizeof(stacklet);
-    raw = map_pages(bytes + sizeof(stacklet));
-  } else {
-    raw = std::malloc(sizeof(stacklet) + bytes);
   }
+  void* raw = allocate_stacklet_memory(sizeof(stacklet) + bytes);
   if (raw == nullptr) {
-    throw std::bad_alloc();
+    return nullptr;
   }
   auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr};
   s->sp = s->base();
@@ -91,13 +112,17 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
   return s;
 }
 
-inline void free_stacklet(stacklet* s) noexcept {
-  const std::size_t total = sizeof(stacklet) + s->capacity();
-  if (total >= mapped_stacklet_bytes) {
-    unmap_pages(s, total);
-  } else {
-    std::free(s);
+/// As try_make_stacklet, but throws std::bad_alloc when memory is short.
+inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
+  stacklet* s = try_make_stacklet(bytes, prev);
+  if (s == nullptr) {
+    throw std::bad_alloc();
   }
+  return s;
+}
+
+inline void free_stacklet(stacklet* s) noexcept {
+  free_stacklet_memory(s, sizeof(stacklet) + s->capacity());
 }
 
 /// Frees every stacklet of the stack whose top is `top` (its cache and all older stacklets).
@@ -148,7 +173,8 @@ TINE_NOINLINE inline void* stack_push_slow(stacklet*& top, std::size_t bytes) {
   return p;
 }
 
-/// Allocates `bytes` (rounded up to `stack_alignment`) on the stack whose top is `top`.
+/// Allocates `bytes` (rounded up to `stack_alignment`) on the stack whose top is `top`; throws
+/// std::bad_alloc when a new stacklet is needed and memory is short.
 TINE_ALWAYS_INLINE void* stack_push(stacklet*& top, std::size_t bytes) {
   bytes = round_to_stack_alignment(bytes);
   if (TINE_LIKELY(static_cast<std::size_t>(top->end - top->sp) >= bytes)) {
@@ -160,19 +186,24 @@ TINE_ALWAYS_INLINE void* stack_push(stacklet*& top, std::size_t bytes) {
 }
 
 TINE_NOINLINE inline void stack_pop_slow(stacklet*& top) noexcept {
-  // `top` just emptied: it becomes the (single) cache of its predecessor.
+  // `top` just emptied: its own cache goes, and it becomes the cache of its predecessor if it
+  // belongs to the geometric sequence (the cache rule in the file comment).
   stacklet* emptied = top;
-  if (emptied->next != nullptr) {
-    free_stacklet(emptied->next);
-    emptied->next = nullptr;
-  }
+  trim_cache(emptied);
   top = emptied->prev;
+  // (A page of slack: mapped stacklets are rounded up to whole pages.)
+  if (emptied->capacity() > 2 * top->capacity() + page_bytes) {
+    top->next = nullptr;
+    free_stacklet(emptied);
+  }
 }
 
-/// Frees the most recent allocation, which starts at `p`, from the stack whose top is `top`.
+/// Frees the most recent allocation, which starts at `p`, from the stack whose top is `top`. In
+/// checked builds, a free that is not the most recent allocation stops the program.
 TINE_ALWAYS_INLINE void stack_pop(stacklet*& top, void* p) noexcept {
-  TINE_ASSERT(static_cast<std::byte*>(p) >= top->base() && static_cast<std::byte*>(p) <= top->sp,
-              "stack frees must be FILO");
+  TINE_CHECK(static_cast<std::byte*>(p) >= top->base() && static_cast<std::byte*>(p) <= top->sp,
+             "stack frees must be FILO (a frame or a stack_array was freed out of order, or on "
+             "another worker's stack)");
   top->sp = static_cast<std::byte*>(p);
   if (TINE_UNLIKELY(top->sp == top->base()) && top->prev != nullptr) {
     stack_pop_slow(top);

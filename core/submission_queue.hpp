@@ -84,7 +84,7 @@ class intrusive_mpsc {
       // relaxed on failure: we only take the new head as the next guess.
       // weak: we loop anyway, and weak avoids a nested loop on LL/SC machines.
     } while (!m_head.compare_exchange_weak(expected, node, std::memory_order_release,
-                                          std::memory_order_relaxed));
+                                           std::memory_order_relaxed));
     return expected == nullptr;
   }
 

@@ -8,7 +8,8 @@
 namespace tine {
 
 /// An intrusive node handed to `scheduler::schedule`. The scheduler must eventually call
-/// `tine::worker_context::run_submitted` (or `execute`) with it on one of its bound worker threads.
+/// `tine::worker_context::run_submitted` with it (or queue it with `worker_context::submit`) on one
+/// of its bound worker threads.
 /// The node's memory is owned by whoever submitted it and stays valid until it has been run.
 struct submit_node {
   submit_node* next = nullptr;          ///< Link used by submission queues.

@@ -63,7 +63,7 @@ struct root_job : submit_node, root_sink, root_result<T> {
     }
     p->frame_header.kind = frame_kind::root;
     p->frame_header.root = self;
-    context().resume(handle_of(&p->frame_header));
+    runtime().resume(handle_of(&p->frame_header));
   }
 };
 

@@ -12,15 +12,17 @@
 
 #include <concepts>
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <type_traits>
 #include <utility>
 
 #include <tine/core/config.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/request.hpp>
 #include <tine/core/stacklet.hpp>
+#include <tine/core/worker_runtime.hpp>
 
 namespace tine {
 
@@ -32,43 +34,63 @@ namespace detail {
 template <typename T>
 inline constexpr bool dependent_false = false;
 
-/// Something a task may co_await: tine's request objects expose `bind(frame&)`, which returns the
-/// awaitable that does the work with the awaiting task's frame in hand.
-template <typename R>
-concept request = requires(std::remove_cvref_t<R>& r, frame& f) {
-  typename std::remove_cvref_t<R>::tine_request;
-  std::move(r).bind(f);
-};
+/// Whether an object of type T (a parameter, a result) can live in a task frame: frames start on
+/// 64-byte boundaries. References and void take no room of their own.
+template <typename T>
+consteval bool frame_alignment_ok() {
+  if constexpr (std::is_reference_v<T> || std::is_void_v<T>) {
+    return true;
+  } else {
+    return alignof(T) <= stack_alignment;
+  }
+}
+template <typename T>
+inline constexpr bool fits_a_frame = frame_alignment_ok<T>();
 
 struct promise_base {
   frame frame_header;  // first: a promise's address is its frame header's (see handle_of)
 
   static void* operator new(std::size_t bytes) {
-    worker_context* ctx = tls_context;
-    if (TINE_UNLIKELY(ctx == nullptr)) {
+    worker_runtime* rt = tls_runtime;
+    if (TINE_UNLIKELY(rt == nullptr)) {
       fatal(
           "a task was created on a thread that is not a tine worker; start tasks with "
           "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / "
           "tine::call");
     }
-    void* p = stack_push(ctx->top(), bytes);
-#ifndef NDEBUG
+    void* p = stack_push(rt->top(), bytes);
+#if TINE_CHECKED
     last_frame_allocation = p;
 #endif
     return p;
   }
 
-#ifndef NDEBUG
+#if TINE_CHECKED
   /// Checks the assumption behind freeing trivial frames by address: the coroutine handle's
   /// address is the start of the allocation (true for GCC and Clang).
   static inline thread_local void* last_frame_allocation = nullptr;
 #endif
 
-  static void operator delete(void* p, std::size_t) noexcept { stack_pop(context().top(), p); }
+  static void operator delete(void* p, std::size_t) noexcept { stack_pop(runtime().top(), p); }
 
   std::suspend_always initial_suspend() const noexcept { return {}; }
 
-  void unhandled_exception() noexcept { frame_header.stash_exception(std::current_exception()); }
+  void unhandled_exception() noexcept {
+    // Stolen since the last fork-join scope opened: children may still be running, and they
+    // may refer to locals that leaving the body has just destroyed.
+    TINE_CHECK(!frame_header.in_scope || frame_header.steals == 0,
+               "a task threw between a fork and its join while its children were running; their "
+               "references to its locals dangle. Catch inside the scope, co_await tine::join(), "
+               "then rethrow (see the tour's rules)");
+    frame_header.stash_exception(std::current_exception());
+  }
+
+  /// Called by return_value / return_void: the body ends here.
+  void check_joined() const noexcept {
+    TINE_CHECK(!frame_header.in_scope,
+               "a task returned between a fork and its join; co_await tine::join() before "
+               "co_return (the children may refer to locals that returning destroys)");
+  }
 
   // The awaitable is returned by value: GCC 12 copies an awaiter returned by reference.
   template <request R>
@@ -93,6 +115,7 @@ struct promise : promise_base {
   template <typename U>
   requires std::is_assignable_v<T&, U&&>
   void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
+    this->check_joined();
     if (result != nullptr) {
       *result = std::forward<U>(value);
     }
@@ -101,7 +124,7 @@ struct promise : promise_base {
 
 template <>
 struct promise<void> : promise_base {
-  void return_void() const noexcept {}
+  void return_void() const noexcept { this->check_joined(); }
 };
 
 /// The promise type of a task; `Trivial` when every parameter is trivially destructible, so the
@@ -116,6 +139,21 @@ struct promise_of : promise<T> {
 
 /// Lets tine's awaitables take the promise out of a task.
 struct task_access;
+
+/// A task object that was never started frees its frame from the calling worker's stack. That is
+/// only FILO if nothing was allocated above it since and the worker still runs on that stack: a
+/// task held across a fork that was stolen is destroyed on the thief's stack instead. Checked in
+/// every build (a cold path); frees out of order would corrupt the stack silently.
+inline void check_unstarted_free(const void* frame_start) noexcept {
+  worker_runtime* rt = tls_runtime;
+  const auto* p = static_cast<const std::byte*>(frame_start);
+  if (rt == nullptr || p < rt->top()->base() || p >= rt->top()->sp) {
+    fatal(
+        "a tine::task that was never started was destroyed on another worker than the one that "
+        "created it (it was held across a fork whose continuation was stolen); do not hold task "
+        "objects: start them at once with tine::fork, tine::call or tine::sync_wait");
+  }
+}
 
 }  // namespace detail
 
@@ -133,9 +171,11 @@ class [[nodiscard(
   task(const task&) = delete;
   task& operator=(const task&) = delete;
 
-  /// A task that was never started is destroyed with its frame.
+  /// A task that was never started is destroyed with its frame, which must be the most recent
+  /// allocation of the calling worker's stack (see detail::check_unstarted_free).
   ~task() {
     if (m_promise != nullptr) {
+      detail::check_unstarted_free(m_promise);
       detail::handle_of(&m_promise->frame_header).destroy();
     }
   }
@@ -194,6 +234,13 @@ struct std::coroutine_traits<tine::task<T>, Params...> {
                 "tine: a task may not take a parameter by rvalue reference (T&&, including a "
                 "forwarding reference bound to a temporary): a forked child can outlive the "
                 "temporary it refers to. Take the parameter by value instead.");
+  static_assert((tine::detail::fits_a_frame<Params> && ...),
+                "tine: a task's parameters may be aligned to at most 64 bytes: task frames are "
+                "placed on 64-byte boundaries. Pass a more aligned object by reference or "
+                "pointer.");
+  static_assert(tine::detail::fits_a_frame<T>,
+                "tine: a task's result type may be aligned to at most 64 bytes: the variable "
+                "that receives it lives in a task frame, placed on a 64-byte boundary.");
   using promise_type =
       tine::detail::promise_of<T, ((std::is_reference_v<Params> ||
                                     std::is_trivially_destructible_v<Params>)&&...)>;

@@ -8,6 +8,7 @@
 /// - `split_fold` also combines the pieces' results, left before right (reduce, transform_reduce).
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -28,13 +29,23 @@ namespace tine::detail {
 /// splitting itself is done in parallel.
 template <typename Body>
 task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size_t grain) {
-  while (hi - lo > grain) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    co_await fork(split_for<Body>, body, lo, mid, grain);
-    lo = mid;
+  // An exception (from the body, or a fork that could not allocate) must not leave this scope
+  // while forked pieces still run: catch it, join, then rethrow.
+  std::exception_ptr error;
+  try {
+    while (hi - lo > grain) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      co_await fork(split_for<Body>, body, lo, mid, grain);
+      lo = mid;
+    }
+    (*body)(lo, hi);
+  } catch (...) {
+    error = std::current_exception();
   }
-  (*body)(lo, hi);
-  co_await join();
+  co_await join();  // rethrows a piece's exception, if one failed
+  if (error) {
+    std::rethrow_exception(error);
+  }
 }
 
 /// Folds the non-empty range `[lo, hi)` into `*out`: `(*leaf)(lo, hi)` gives a piece's result,

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <tine/core/core.hpp>
@@ -135,7 +137,7 @@ BOOST_AUTO_TEST_CASE(emptied_stacklet_is_cached_against_hot_splitting) {
   d::free_stack(top);
 }
 
-BOOST_AUTO_TEST_CASE(large_stacklets_are_mapped_and_parked_caches_trimmed) {
+BOOST_AUTO_TEST_CASE(large_stacklets_are_mapped_and_never_cached) {
   d::stacklet* top = d::make_stacklet(1024, nullptr);
   d::stacklet* bottom = top;
   // Larger than mapped_stacklet_bytes: comes from the OS in whole pages, usable to the last byte.
@@ -147,11 +149,72 @@ BOOST_AUTO_TEST_CASE(large_stacklets_are_mapped_and_parked_caches_trimmed) {
   p[big - 1] = std::byte{2};
   d::stack_pop(top, p);
   BOOST_TEST(top == bottom);
-  BOOST_TEST(bottom->next != nullptr);  // cached against hot splitting...
-  d::trim_cache(bottom);                // ...until the stack is parked with a suspended task
+  // Far more than twice its predecessor: made for one allocation, freed as soon as it empties.
   BOOST_TEST(bottom->next == nullptr);
   BOOST_TEST(d::stack_is_empty(top));
   d::free_stack(top);
+}
+
+// The cache rule along a geometric sequence: every stacklet of it is kept as a cache when it
+// empties, a parked stack drops its cache (trim_cache).
+BOOST_AUTO_TEST_CASE(geometric_stacklets_are_cached_and_trimmed_when_parked) {
+  d::stacklet* top = d::make_stacklet(1024, nullptr);
+  d::stacklet* bottom = top;
+  std::vector<void*> ptrs;
+  while (top == bottom) {
+    ptrs.push_back(d::stack_push(top, 256));
+  }
+  d::stacklet* second = top;
+  BOOST_TEST(second->capacity() <= 2 * bottom->capacity() + d::page_bytes);
+  d::stack_pop(top, ptrs.back());
+  ptrs.pop_back();
+  BOOST_TEST(top == bottom);
+  BOOST_TEST(bottom->next == second);
+  d::trim_cache(bottom);
+  BOOST_TEST(bottom->next == nullptr);
+  for (auto it = ptrs.rbegin(); it != ptrs.rend(); ++it) {
+    d::stack_pop(top, *it);
+  }
+  BOOST_TEST(d::stack_is_empty(top));
+  d::free_stack(top);
+}
+
+namespace {
+
+// Resident memory of this process, from /proc (Linux).
+long resident_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      long kib = 0;
+      status >> kib;
+      return kib;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+tine::task<long> touch_a_big_array(std::size_t bytes) {
+  tine::stack_array<char> big = co_await tine::stack_alloc<char>(bytes);
+  for (std::size_t i = 0; i < bytes; i += 4096) {
+    big[i] = 1;
+  }
+  co_return static_cast<long>(big.size());
+}
+
+}  // namespace
+
+// One 256 MiB stack allocation must not keep 256 MiB resident once it is freed.
+BOOST_AUTO_TEST_CASE(a_huge_stack_allocation_is_returned_to_the_os) {
+  tine::inline_scheduler sched;
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  const long before = resident_kib();
+  BOOST_TEST(tine::sync_wait(sched, touch_a_big_array, bytes) == static_cast<long>(bytes));
+  const long after = resident_kib();
+  BOOST_TEST(before > 0);
+  BOOST_TEST(after - before < 64 * 1024, "resident before " << before << " KiB, after " << after);
 }
 
 // A chain of 10^6 nested calls: the segmented stack grows on the heap and symmetric transfer (or

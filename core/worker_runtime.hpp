@@ -1,0 +1,119 @@
+#ifndef TINE_CORE_WORKER_RUNTIME_HPP
+#define TINE_CORE_WORKER_RUNTIME_HPP
+
+/// \file worker_runtime.hpp
+/// The part of a worker that tine's awaitables use while tasks run: the deque of continuations,
+/// the stacks, and the switch from one coroutine to the next. Internal: scheduler authors use
+/// `tine::worker_context` (context.hpp), which owns one of these.
+
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include <tine/core/config.hpp>
+#include <tine/core/deque.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/worker_stacks.hpp>
+
+namespace tine {
+
+class worker_context;
+
+namespace detail {
+
+/// The calling thread's stack pointer (an estimate is enough: it is compared with a limit).
+TINE_ALWAYS_INLINE std::uintptr_t stack_pointer() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  std::uintptr_t sp;
+  asm volatile("movq %%rsp, %0" : "=r"(sp));
+  return sp;
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+  std::uintptr_t sp;
+  asm volatile("mov %0, sp" : "=r"(sp));
+  return sp;
+#else
+  char here;
+  return reinterpret_cast<std::uintptr_t>(&here);
+#endif
+}
+
+class worker_runtime {
+ public:
+  /// How deep the thread's stack may grow below `resume()` before a switch goes through the
+  /// resume loop instead of nesting (see transfer()).
+  static constexpr std::uintptr_t transfer_depth_limit = 32 * 1024;
+
+  worker_runtime(std::size_t deque_capacity, bool unshared, worker_context* owner)
+      : m_deque(deque_capacity), m_owner(owner), m_unshared(unshared) {}
+
+  worker_runtime(const worker_runtime&) = delete;
+  worker_runtime& operator=(const worker_runtime&) = delete;
+
+  worker_context* owner() const noexcept { return m_owner; }
+
+  /// Runs `h` and whatever it switches to, until the chain suspends with nothing to run next.
+  void resume(std::coroutine_handle<> h) {
+    m_transfer_floor = stack_pointer() - transfer_depth_limit;
+    while (h) {
+      m_next = nullptr;
+      h.resume();
+      h = m_next;
+    }
+  }
+
+  /// What an await_suspend returns to switch to `next`.
+  ///
+  /// Returning `next` is symmetric transfer. The compiler turns it into a tail call only when it
+  /// can (GCC: at -O2 and up, without -fno-optimize-sibling-calls, and not always under
+  /// sanitizers); otherwise every switch nests a call, and a long run would overflow the
+  /// thread's stack. No macro tells the two apart, so tine checks the depth itself: while the
+  /// stack is shallow, `next` is returned; once it is `transfer_depth_limit` below resume(),
+  /// `next` is recorded and a no-op returned, which unwinds the nested calls back to resume()'s
+  /// loop, and the loop starts `next`. With tail calls the limit is never reached and the check
+  /// costs a compare; without them the program still runs, in bounded stack, at any -O level.
+  TINE_ALWAYS_INLINE std::coroutine_handle<> transfer(std::coroutine_handle<> next) noexcept {
+    if (TINE_LIKELY(stack_pointer() > m_transfer_floor)) {
+      return next;
+    }
+    m_next = next;
+    return std::noop_coroutine();
+  }
+
+  /// Owner: offers the continuation of `parent` to thieves; throws std::bad_alloc if the deque
+  /// cannot grow.
+  void push(frame* parent) { m_deque.push(parent); }
+
+  /// Owner: takes back the most recent continuation of the deque.
+  TINE_ALWAYS_INLINE std::optional<frame*> pop() noexcept {
+    return m_unshared ? m_deque.pop_unshared() : m_deque.pop();
+  }
+
+  deque<frame*>& continuations() noexcept { return m_deque; }
+  const deque<frame*>& continuations() const noexcept { return m_deque; }
+
+  worker_stacks& stacks() noexcept { return m_stacks; }
+  stacklet*& top() noexcept { return m_stacks.top(); }
+
+ private:
+  deque<frame*> m_deque;
+  worker_stacks m_stacks;
+  worker_context* m_owner;
+  std::uintptr_t m_transfer_floor = 0;
+  std::coroutine_handle<> m_next;
+  bool m_unshared;
+};
+
+/// The runtime of the worker bound to this thread, or null on a thread that is not a worker.
+inline thread_local worker_runtime* tls_runtime = nullptr;
+
+/// The runtime of the calling worker thread; tasks only ever run on one.
+TINE_ALWAYS_INLINE worker_runtime& runtime() noexcept {
+  TINE_ASSERT(tls_runtime != nullptr, "tine code ran on a thread that is not a worker");
+  return *tls_runtime;
+}
+
+}  // namespace detail
+}  // namespace tine
+
+#endif  // TINE_CORE_WORKER_RUNTIME_HPP

@@ -1,0 +1,103 @@
+#ifndef TINE_CORE_WORKER_STACKS_HPP
+#define TINE_CORE_WORKER_STACKS_HPP
+
+/// \file worker_stacks.hpp
+/// The stacks a worker holds: the one it runs on, and a few empty spares.
+///
+/// The rule that keeps every stack FILO: outside a fork-join scope, the worker running a task
+/// owns the stack the task's frame lives on. So stacks change hands at joins:
+/// - a strand that reaches a join and is not the last leaves the stack it runs on with the
+///   suspended task if that is the task's stack (`park`), and continues on a spare;
+/// - the last strand to arrive takes the task's stack (`adopt`); its own, empty, becomes a spare.
+///
+/// `park` runs on paths that cannot report an error (the completion of a task, a join). So it
+/// never allocates: the worker keeps at least one spare in reserve, refilled by `reserve()`
+/// before it takes any work (a steal or a submission). One run of work parks at most once (after
+/// parking, the strand has nothing left to do and returns to its scheduler), so one spare is
+/// enough.
+
+#include <cstddef>
+
+#include <tine/core/config.hpp>
+#include <tine/core/stacklet.hpp>
+
+namespace tine::detail {
+
+class worker_stacks {
+ public:
+  /// Allocates the first stack and one spare; throws std::bad_alloc.
+  worker_stacks() : m_top(make_stacklet(initial_stacklet_bytes, nullptr)) {
+    try {
+      m_spare[0] = make_stacklet(initial_stacklet_bytes, nullptr);
+    } catch (...) {
+      free_stack(m_top);
+      throw;
+    }
+    m_spares = 1;
+  }
+
+  worker_stacks(const worker_stacks&) = delete;
+  worker_stacks& operator=(const worker_stacks&) = delete;
+
+  ~worker_stacks() {
+    free_stack(m_top);
+    for (std::size_t i = 0; i < m_spares; ++i) {
+      free_stack(m_spare[i]);
+    }
+  }
+
+  /// Top stacklet of the stack this worker runs on.
+  stacklet*& top() noexcept { return m_top; }
+
+  /// Makes sure a spare is in reserve for the next `park`; false if memory is short (then the
+  /// worker must not take work now).
+  bool reserve() noexcept {
+    if (m_spares != 0) {
+      return true;
+    }
+    stacklet* s = try_make_stacklet(initial_stacklet_bytes, nullptr);
+    if (s == nullptr) {
+      return false;
+    }
+    m_spare[m_spares++] = s;
+    return true;
+  }
+
+  /// Called while the worker still owns `stack`, just before leaving it parked with a suspended
+  /// task: a parked stack keeps no cached stacklet, so idle stacks do not pin memory.
+  static void prepare_to_park(stacklet* stack) noexcept { trim_cache(stack); }
+
+  /// Leaves the current stack (now owned by a suspended task) and continues on a spare.
+  void park() noexcept {
+    TINE_ASSERT(m_spares != 0, "a worker parks a stack only with a spare in reserve");
+    m_top = m_spare[--m_spares];
+  }
+
+  /// Takes ownership of the stack whose top is `stack`; the current stack must be empty.
+  void adopt(stacklet* stack) noexcept {
+    if (m_top == stack) {
+      return;
+    }
+    TINE_ASSERT(stack_is_empty(m_top), "a worker adopts a stack only when its own is empty");
+    // Keep a few empty stacks: a worker that steals often parks and adopts stacks in turn, and
+    // should not go to the heap for each.
+    trim_cache(m_top);
+    if (m_spares < max_spares) {
+      m_spare[m_spares++] = m_top;
+    } else {
+      free_stack(m_top);
+    }
+    m_top = stack;
+  }
+
+ private:
+  static constexpr std::size_t max_spares = 4;
+
+  stacklet* m_top;
+  stacklet* m_spare[max_spares] = {};  ///< Empty stacks (one stacklet each) to continue on.
+  std::size_t m_spares = 0;
+};
+
+}  // namespace tine::detail
+
+#endif  // TINE_CORE_WORKER_STACKS_HPP
