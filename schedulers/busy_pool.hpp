@@ -30,7 +30,8 @@ namespace tine {
 ///   queues on itself; anyone else queues round-robin. `worker(i).schedule(node)` picks worker i.
 /// - Each worker loops: run one submission of its own queue if there is one; else take one
 ///   continuation from a victim named by `Policy` (from its own deque first when that is not
-///   empty: resume_on can leave continuations there); else back off (pause, then yield).
+///   empty: resume_on can leave continuations there); else back off (pause, then yield). After
+///   a submission the next look is a steal attempt, so submissions never starve continuations.
 /// - Destruction waits until the pool holds no work (see docs/schedulers.md, "Destruction").
 template <victim_policy Policy = numa_victims>
 class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
@@ -70,14 +71,23 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
     auto& counters = this->slot(me).counters;
     xoshiro256ss rng(me);
     detail::spin_backoff backoff;
+    // Set by each submission: the next look goes to the deques, not to the queue. A task that
+    // moves back here with resume_on in a loop, waiting for its parent's continuation (left in a
+    // deque by its fork), would otherwise keep this worker on submissions forever, and with one
+    // worker (or every worker so held) nobody would run that continuation. So submissions and
+    // steal attempts alternate while both are about. A plain local: no shared access added.
+    bool deques_next = false;
     for (;;) {
-      if (ctx.has_submissions()) {
+      const bool deques_first = deques_next;
+      deques_next = false;
+      if (!deques_first && ctx.has_submissions()) {
         // Counted before it runs: a sync_wait that returns has then seen its submission counted.
         counters.submission_run();
         this->begin_work();
         ctx.run_one_submission();
         this->end_work();
         backoff.reset();
+        deques_next = true;
         continue;
       }
       // Our own deque first: after a resume_on it may hold continuations nobody else will take
@@ -99,6 +109,9 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
         if (got == steal_status::lost) {
           continue;  // someone else won the race: there is work about, look again at once
         }
+      }
+      if (deques_first) {
+        continue;  // we skipped the queue, which may hold more: look again at once
       }
       if (this->stopping() && !ctx.has_submissions() && ctx.deque_size() == 0) {
         break;

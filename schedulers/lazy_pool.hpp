@@ -9,9 +9,10 @@
 /// The sleep/wake protocol (the why of every step is at the code):
 /// - Workers are grouped by the NUMA node of their place. Each node counts its *thieves*: awake
 ///   workers that are looking for work. The pool counts its *runners*: workers running something.
-/// - A worker looks for work (its submissions, then steals) for a while, then tries to sleep on
-///   its own event count: it announces itself, and stays awake if it has a submission, if any
-///   deque holds a continuation, or if it is its node's last thief while some worker runs.
+/// - A worker looks for work (its submissions, then steals; a steal attempt after each submission,
+///   so submissions cannot starve continuations) for a while, then tries to sleep on its own
+///   event count: it announces itself, and stays awake if it has a submission, if any deque
+///   holds a continuation, or if it is its node's last thief while some worker runs.
 /// - A worker about to run something becomes a runner. If it was the first runner of the pool it
 ///   wakes a sleeper in every other node without a thief; if it was its node's last thief it
 ///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake.
@@ -146,15 +147,21 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
   }
 
   /// One look for work; true if it found (and ran) some, or should look again at once.
-  bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng) {
+  /// `deques_next` is the worker loop's: set after a submission, so that the next look is a steal
+  /// attempt (see busy_pool::run_worker: a task resubmitting itself here in a loop must not
+  /// starve the continuation it waits for).
+  bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng, bool& deques_next) {
     auto& counters = this->slot(me).counters;
     const std::size_t g = m_node_of[me];
-    if (ctx.has_submissions()) {
+    const bool deques_first = deques_next;
+    deques_next = false;
+    if (!deques_first && ctx.has_submissions()) {
       // Counted before it runs: a sync_wait that returns has then seen its submission counted.
       counters.submission_run();
       become_runner(g);
       ctx.run_one_submission();
       become_thief(g);
+      deques_next = true;
       return true;
     }
     // Our own deque first: after a resume_on it may hold continuations nobody else takes.
@@ -162,7 +169,7 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     worker_context& target = this->slot(victim).context;
     counters.steal_attempted();
     if (target.deque_size() == 0) {
-      return false;
+      return deques_first;  // we skipped the queue, which may hold more: look again at once
     }
     become_runner(g);
     const steal_status got = ctx.steal_from(target);
@@ -170,7 +177,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     if (got == steal_status::success) {
       counters.steal_succeeded();
     }
-    return got != steal_status::empty;  // lost a race: work is about, look again at once
+    // Lost a race: work is about. Skipped the queue: it may hold more. Either way, look again.
+    return got != steal_status::empty || deques_first;
   }
 
   bool any_stealable() const noexcept {
@@ -191,6 +199,9 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     // Announce first, check second: a submitter or a new runner that changes what we check
     // after this point sees our announcement and wakes us (event_count's guarantee).
     const event_count::key k = ec.prepare_wait();
+    // any_stealable covers our own deque: only we push to it, and only while running a task, so
+    // a continuation left there (say, by a child that moved away with resume_on) keeps us awake
+    // until we take it; nobody else may ever do so.
     if (ctx.has_submissions() || any_stealable()) {
       ec.cancel_wait();
       return sleep_outcome::stayed_awake;
@@ -216,8 +227,9 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
   void run_worker(std::size_t me, worker_context& ctx) {
     xoshiro256ss rng(me);
     detail::spin_backoff backoff;
+    bool deques_next = false;  // see try_work
     for (;;) {
-      if (try_work(me, ctx, rng)) {
+      if (try_work(me, ctx, rng, deques_next)) {
         backoff.reset();
         continue;
       }

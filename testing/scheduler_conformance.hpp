@@ -19,6 +19,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -35,7 +36,8 @@ namespace tine::testing {
 
 /// What the kit may assume about the scheduler under test.
 struct conformance_options {
-  /// Workers the scheduler runs: the starvation check keeps up to workers - 1 of them spinning.
+  /// Workers the scheduler runs: the starvation check keeps up to workers - 1 of them spinning,
+  /// the resubmission check keeps all of them resubmitting.
   std::size_t workers = 1;
   /// Depth of the deep-recursion check (a chain of `call`s, then one of `fork`s).
   long depth = 100000;
@@ -203,7 +205,44 @@ inline task<void> starve(std::size_t spinners, starvation_state* st) {
   co_await join();
 }
 
+struct resubmission_state {
+  std::atomic<bool> released{false};
+  std::chrono::steady_clock::time_point deadline;
+  std::atomic<bool> timed_out{false};
+};
+
+// Moves back onto `s` (on tine's pools: onto the same worker) until released, or gives up at the
+// deadline. It never waits inside a task: each round is a fresh submission.
+template <scheduler S>
+task<void> resubmitter(S* s, resubmission_state* st) {
+  // acquire: pairs with the release store in resubmit_until_released.
+  while (!st->released.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() > st->deadline) {
+      st->timed_out.store(true, std::memory_order_relaxed);  // read after sync_wait returns
+      break;
+    }
+    co_await resume_on(*s);
+  }
+}
+
+// Forks `loopers` resubmitters, then releases them: that takes this task's continuation, which
+// each fork leaves in a deque, to be resumed while they loop.
+template <scheduler S>
+task<void> resubmit_until_released(S* s, std::size_t loopers, resubmission_state* st) {
+  for (std::size_t i = 0; i < loopers; ++i) {
+    co_await fork(resubmitter<S>, s, st);
+  }
+  st->released.store(true, std::memory_order_release);
+  co_await join();
+}
+
 }  // namespace conformance_detail
+
+/// The rule `check_resubmission` checks, as it reports a violation (see docs/extending.md).
+inline constexpr const char* resubmission_rule =
+    "submissions must not starve continuations: a worker that keeps finding submissions must "
+    "still, after a bounded number of them, try to steal a continuation (from its own deque "
+    "first)";
 
 /// fork/join results: fib, a wide fan-out (many forks per scope), several scopes per task.
 template <scheduler S>
@@ -305,6 +344,25 @@ void check_starvation(S& s, std::size_t workers, std::chrono::milliseconds patie
   BOOST_TEST(st.finished.load() == st.finishers);
 }
 
+/// Submissions must not starve continuations: `workers` tasks (at least one) move back onto the
+/// scheduler with `resume_on` in a loop until their parent's continuation, which their forks left
+/// in a deque, releases them. A scheduler whose workers always take a submission when there is
+/// one never resumes that parent; the loopers then give up after `patience` and the check fails,
+/// naming the rule.
+template <scheduler S>
+void check_resubmission(S& s, std::size_t workers, std::chrono::milliseconds patience) {
+  namespace d = conformance_detail;
+  BOOST_TEST_CHECKPOINT("conformance: resubmission");
+  d::resubmission_state st;
+  st.deadline = std::chrono::steady_clock::now() + patience;
+  sync_wait(s, d::resubmit_until_released<S>, &s, std::max<std::size_t>(workers, 1), &st);
+  BOOST_TEST(!st.timed_out.load(), "scheduler breaks the rule \""
+                                       << resubmission_rule << "\" (docs/extending.md): tasks "
+                                       << "resubmitting themselves in a loop waited "
+                                       << patience.count()
+                                       << " ms for their parent's continuation, which never ran");
+}
+
 /// Every check above, in order.
 template <scheduler S>
 void run_conformance(S& s, const conformance_options& opts = {}) {
@@ -316,6 +374,7 @@ void run_conformance(S& s, const conformance_options& opts = {}) {
   check_external_threads(s, opts.external_threads);
   check_sync_wait_on_worker(s);
   check_starvation(s, opts.workers, opts.patience);
+  check_resubmission(s, opts.workers, opts.patience);
 }
 
 }  // namespace tine::testing

@@ -4,8 +4,9 @@
 /// \file simple_pool.hpp
 /// A deliberately small scheduler written only against tine's public core API, the way a user
 /// would write one: N threads, one worker_context each, one shared submission queue, random
-/// victims, spinning with a yield when idle. Tests use it to exercise stealing without depending on
-/// tine's own pools, and the conformance kit checks it like any other scheduler.
+/// victims (after its own deque), a steal attempt after each submission, spinning with a yield
+/// when idle. Tests use it to exercise stealing without depending on tine's own pools, and the
+/// conformance kit checks it like any other scheduler.
 
 #include <atomic>
 #include <cstddef>
@@ -70,7 +71,8 @@ class simple_pool {
     ctx.bind();
     std::uint64_t rng = 0x9e3779b97f4a7c15ULL * (me + 1);
     for (;;) {
-      // A submission, then a steal attempt, in turn, so that neither starves the other.
+      // A submission, then a steal attempt, in turn: a task resubmitting itself in a loop must
+      // not starve the continuations in the deques (nor the other way round).
       bool ran = false;
       if (submit_node* n = take()) {
         ctx.run_submitted(n);
@@ -79,7 +81,9 @@ class simple_pool {
       rng ^= rng << 13;
       rng ^= rng >> 7;
       rng ^= rng << 17;
-      worker_context& victim = *m_contexts[rng % m_contexts.size()];
+      // Our own deque first: a task that moved away with resume_on may have left its parent's
+      // continuation there, and then we find it on this very attempt rather than by chance.
+      worker_context& victim = ctx.deque_size() != 0 ? ctx : *m_contexts[rng % m_contexts.size()];
       if (ctx.steal_from(victim) == steal_status::success || ran) {
         continue;
       }

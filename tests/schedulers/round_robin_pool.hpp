@@ -16,8 +16,8 @@
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 
-// N workers; submissions are dealt round-robin into the workers' own queues; an idle worker
-// tries its own deque, then the others in turn, and yields when it found nothing.
+// N workers; submissions are dealt round-robin into the workers' own queues; a worker runs one
+// submission, then tries its own deque and the others in turn, and yields when it found nothing.
 class round_robin_pool {
  public:
   explicit round_robin_pool(std::size_t n) {
@@ -55,13 +55,16 @@ class round_robin_pool {
     tine::worker_context& ctx = *m_contexts[me];
     ctx.bind();
     for (;;) {
-      bool found = ctx.run_one_submission();
+      // One submission, then one continuation: a task resubmitting itself in a loop must not
+      // keep its parent's continuation waiting in a deque forever.
+      const bool ran = ctx.run_one_submission();
       // Steal from everyone, ourselves first (resume_on may leave continuations in our deque).
-      for (std::size_t k = 0; k < m_contexts.size() && !found; ++k) {
+      bool stole = false;
+      for (std::size_t k = 0; k < m_contexts.size() && !stole; ++k) {
         tine::worker_context& victim = *m_contexts[(me + k) % m_contexts.size()];
-        found = ctx.steal_from(victim) == tine::steal_status::success;
+        stole = ctx.steal_from(victim) == tine::steal_status::success;
       }
-      if (found) {
+      if (ran || stole) {
         continue;
       }
       if (m_stop.load(std::memory_order_acquire) && !ctx.has_submissions() && ctx.deque_size() == 0) {
