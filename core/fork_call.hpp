@@ -77,7 +77,7 @@ struct spawn_awaitable {
 
   bool await_ready() const noexcept { return false; }
 
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<>) {
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> self) {
     constexpr bool Fork = Request::is_fork;
     using child_task = typename Request::child_task;
     using value_type = typename Request::value_type;
@@ -94,38 +94,42 @@ struct spawn_awaitable {
       }
     }
     Request& req = *request;
-    child_task child = [&] {
-      try {
-        return std::apply(
-            [&req](auto&&... a) {
-              return std::invoke(std::forward<decltype(req.fn)>(req.fn),
-                                 std::forward<decltype(a)>(a)...);
-            },
-            std::move(req.args));
-      } catch (...) {
-        if (opens_scope) {
-          parent->in_scope = false;  // creating the child failed: nothing was forked
-        }
-        throw;
+    std::coroutine_handle<> child_handle;
+    try {
+      child_task child = std::apply(
+          [&req](auto&&... a) {
+            return std::invoke(std::forward<decltype(req.fn)>(req.fn),
+                               std::forward<decltype(a)>(a)...);
+          },
+          std::move(req.args));
+      promise<value_type>* p = task_access::release(child);
+      if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
+        p->result = req.result;
       }
-    }();
-    promise<value_type>* p = task_access::release(child);
-    if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
-      p->result = req.result;
-    }
-    p->frame_header.parent = parent;
-    p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
-    std::coroutine_handle<> child_handle = handle_of(&p->frame_header);
-    if constexpr (Fork) {
-      try {
-        rt.push(parent);  // from here a thief may resume the parent: touch it no more
-      } catch (...) {
-        child_handle.destroy();  // the deque could not grow; the parent rethrows at this co_await
-        if (opens_scope) {
-          parent->in_scope = false;  // nothing was forked after all
+      p->frame_header.parent = parent;
+      p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
+      child_handle = handle_of(&p->frame_header);
+      if constexpr (Fork) {
+        try {
+          rt.push(parent);  // from here a thief may resume the parent: touch it no more
+        } catch (...) {
+          child_handle.destroy();  // the deque could not grow
+          throw;
         }
-        throw;
       }
+    } catch (...) {
+      // The child could not start (no memory for its frame or the deque, or an argument's copy
+      // threw): as if it had thrown at once. Stolen since the last join, children may still run,
+      // so the task must not leave its scope: the exception waits for the join and the task
+      // goes on. Otherwise it comes out of this co_await (and a first fork opens no scope).
+      if (parent->steals != 0) {
+        parent->stash_exception(std::current_exception());
+        return self;
+      }
+      if (opens_scope) {
+        parent->in_scope = false;
+      }
+      throw;
     }
     return rt.transfer(child_handle);
   }

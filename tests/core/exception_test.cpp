@@ -42,10 +42,8 @@ tine::task<void> slow_child(std::atomic<int>* done) {
   co_return;
 }
 
-// The idiom for code that may throw between a fork and its join: catch inside the scope, join
-// (children may use this task's locals until then), then rethrow.
-// clang-format off
-// [docs:catch_join_rethrow]
+// The idiom for code that may throw between a fork and its join (docs/tour.md): catch inside the
+// scope, join (children may use this task's locals until then), then rethrow.
 tine::task<void> parent_throws(std::atomic<int>* done) {
   std::exception_ptr error;
   try {
@@ -60,8 +58,6 @@ tine::task<void> parent_throws(std::atomic<int>* done) {
     std::rethrow_exception(error);
   }
 }
-// [docs:catch_join_rethrow end]
-// clang-format on
 
 // A call whose child throws rethrows at once when nothing was stolen: the code after it, which
 // would read the unwritten result, does not run.

@@ -101,6 +101,32 @@ tine::task<long> parent_of_movers(tine::inline_scheduler* elsewhere,
   co_return a + b + c;
 }
 
+// A scheduler that refuses every node (a full queue, say): it throws without taking it.
+struct refusing_scheduler {
+  void schedule(tine::submit_node*) { throw std::runtime_error("scheduler full"); }
+};
+
+// The task stays where it is, on its own stack, and keeps working after the refusal.
+tine::task<long> move_refused(refusing_scheduler* s) {
+  long refused = 0;
+  for (int i = 0; i < 3; ++i) {
+    try {
+      co_await tine::resume_on(*s);
+    } catch (const std::runtime_error&) {
+      ++refused;
+    }
+    auto scratch = co_await tine::stack_alloc<long>(8);  // the stack is this worker's again
+    long f = 0;
+    co_await tine::fork(&f, fib, 15);
+    co_await tine::call(&scratch[0], fib, 10);
+    co_await tine::join();
+    if (f != 610 || scratch[0] != 55) {
+      co_return -1;
+    }
+  }
+  co_return refused;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(scheduling)
@@ -115,6 +141,18 @@ BOOST_AUTO_TEST_CASE(resume_on_between_fork_and_join_throws) {
   tine::inline_scheduler a;
   tine::inline_scheduler b;
   BOOST_TEST(tine::sync_wait(a, moves_inside_scope, &b));
+}
+
+BOOST_AUTO_TEST_CASE(a_scheduler_that_throws_in_schedule) {
+  refusing_scheduler refusing;
+  tine::inline_scheduler sched;
+  BOOST_TEST(tine::sync_wait(sched, move_refused, &refusing) == 3);
+  tine::testing::simple_pool pool(2);
+  for (int i = 0; i < 20; ++i) {
+    BOOST_TEST(tine::sync_wait(pool, move_refused, &refusing) == 3);
+  }
+  // sync_wait itself reports the refusal to its caller.
+  BOOST_CHECK_THROW(tine::sync_wait(refusing, fib, 3), std::runtime_error);
 }
 
 BOOST_AUTO_TEST_CASE(sync_wait_on_a_worker_throws) {

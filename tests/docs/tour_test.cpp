@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <exception>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,6 +65,30 @@ tine::task<int> parse_pair(std::string x, std::string y) {
   co_return a + b;
 }
 // [docs:exceptions end]
+// clang-format on
+
+// clang-format off
+// [docs:catch_join_rethrow]
+tine::task<long> checked_sum(const std::vector<std::string>* fields) {
+  std::vector<int> values(fields->size());  // a local the children write into
+  std::exception_ptr error;
+  try {
+    for (std::size_t i = 0; i < fields->size(); ++i) {
+      co_await tine::fork(&values[i], parse, (*fields)[i]);
+    }
+    if (fields->size() > 100) {
+      throw std::length_error("too many fields");  // a throw between fork and join
+    }
+  } catch (...) {
+    error = std::current_exception();  // a handler cannot co_await: keep it for after the join
+  }
+  co_await tine::join();  // children done (rethrows theirs, if one threw)
+  if (error) {
+    std::rethrow_exception(error);
+  }
+  co_return std::accumulate(values.begin(), values.end(), 0L);
+}
+// [docs:catch_join_rethrow end]
 // clang-format on
 
 // clang-format off
@@ -137,6 +163,16 @@ BOOST_AUTO_TEST_CASE(exceptions_example) {
   // [docs:exceptions_caller end]
   // clang-format on
   BOOST_CHECK_THROW(tine::sync_wait(sched, tour::parse, std::string("")), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(catch_join_rethrow_example) {
+  tine::inline_scheduler sched;
+  std::vector<std::string> fields = {"1", "2", "39"};
+  BOOST_TEST(tine::sync_wait(sched, tour::checked_sum, &fields) == 42);
+  fields.push_back("");
+  BOOST_CHECK_THROW(tine::sync_wait(sched, tour::checked_sum, &fields), std::invalid_argument);
+  fields.assign(101, "1");
+  BOOST_CHECK_THROW(tine::sync_wait(sched, tour::checked_sum, &fields), std::length_error);
 }
 
 BOOST_AUTO_TEST_CASE(stack_alloc_example) {
