@@ -15,11 +15,16 @@
 /// co_await tine::join();                // wait for the forked child
 /// ```
 ///
-/// Argument lifetimes: arguments are passed to the child when it starts. A parameter taken by
-/// value is copied into the child's frame (always safe). A parameter taken by reference must
-/// refer to an object that outlives the join (a local of the parent, not a temporary); rvalue
-/// reference parameters are rejected at compile time. The callable itself is referenced by the
-/// child: pass a named callable, a function, or a capture-less lambda.
+/// Argument lifetimes: the child is created from references to the arguments. A parameter taken
+/// by value is copied or converted into the child's frame (always safe). A reference parameter
+/// must refer to an object that outlives the join, such as a local of the parent. Rejected at
+/// compile time (core/argument_check.hpp): in `fork`, a temporary argument bound to a reference
+/// parameter (it dies when the parent's co_await statement ends, possibly on a thief while the
+/// child runs; `call` accepts it); in `fork` and `call`, an argument that must be converted to
+/// bind to a reference parameter (the converted temporary dies before the child starts); and
+/// rvalue reference parameters of a task. For generic callables only the first rule is checked,
+/// by a trial call: argument_check.hpp lists what it decides. The callable itself is referenced
+/// by the child: pass a named callable, a function, or a capture-less lambda.
 
 #include <coroutine>
 #include <exception>
@@ -28,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/core/argument_check.hpp>
 #include <tine/core/config.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/request.hpp>
@@ -152,7 +158,7 @@ inline constexpr bool safe_callable =
     !(std::is_rvalue_reference_v<F&&> && std::is_class_v<std::remove_cvref_t<F>> &&
       !std::is_empty_v<std::remove_cvref_t<F>>);
 
-template <typename R, typename F, typename... Args>
+template <bool Fork, typename R, typename F, typename... Args>
 consteval void check_spawn() {
   static_assert(
       safe_callable<F>,
@@ -165,6 +171,7 @@ consteval void check_spawn() {
                   "tine::fork/call(&r, fn, args...): r must have exactly the type the task returns "
                   "(fn returns tine::task<T>, so r must be a T)");
   }
+  check_arguments<Fork, F, Args...>();
 }
 
 }  // namespace detail
@@ -174,7 +181,7 @@ consteval void check_spawn() {
 template <typename R, typename F, typename... Args>
 requires task_function<F, Args...>
 [[nodiscard]] auto fork(R* result, F&& fn, Args&&... args) {
-  detail::check_spawn<R, F, Args...>();
+  detail::check_spawn<true, R, F, Args...>();
   return detail::spawn_request<true, R, F, Args...>{
       result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
@@ -183,7 +190,7 @@ requires task_function<F, Args...>
 template <typename F, typename... Args>
 requires task_function<F, Args...>
 [[nodiscard]] auto fork(F&& fn, Args&&... args) {
-  detail::check_spawn<void, F, Args...>();
+  detail::check_spawn<true, void, F, Args...>();
   return detail::spawn_request<true, void, F, Args...>{
       nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
@@ -192,7 +199,7 @@ requires task_function<F, Args...>
 template <typename R, typename F, typename... Args>
 requires task_function<F, Args...>
 [[nodiscard]] auto call(R* result, F&& fn, Args&&... args) {
-  detail::check_spawn<R, F, Args...>();
+  detail::check_spawn<false, R, F, Args...>();
   return detail::spawn_request<false, R, F, Args...>{
       result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }
@@ -201,7 +208,7 @@ requires task_function<F, Args...>
 template <typename F, typename... Args>
 requires task_function<F, Args...>
 [[nodiscard]] auto call(F&& fn, Args&&... args) {
-  detail::check_spawn<void, F, Args...>();
+  detail::check_spawn<false, void, F, Args...>();
   return detail::spawn_request<false, void, F, Args...>{
       nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
 }

@@ -1,11 +1,29 @@
 // EXPECT: COMPILES
 // The same shapes written correctly: this file must compile, so the failures above are real.
+#include <functional>
 #include <string>
+#include <string_view>
 #include <tine/core/core.hpp>
 
 tine::task<int> consume(std::string s) { co_return static_cast<int>(s.size()); }
 inline constexpr auto twice = [](auto x) -> tine::task<int> { co_return 2 * x; };
 tine::task<long> answer() { co_return 42; }
+
+struct Big {
+  int value;
+};
+struct Derived : Big {};
+tine::task<int> value_of(const Big& b) { co_return b.value; }
+tine::task<int> view_size(std::string_view s) { co_return static_cast<int>(s.size()); }
+tine::task<int> length(const std::string& s) { co_return static_cast<int>(s.size()); }
+inline constexpr auto value_of_any = [](const auto& b) -> tine::task<int> { co_return b.value; };
+// Not a coroutine: the trial call instantiates its body, where the argument still converts.
+inline constexpr auto wrap = [](auto x) { return twice(x); };
+
+struct counter {
+  int base = 100;
+  tine::task<int> plus(int k) { co_return base + k; }
+};
 
 tine::task<int> parent() {
   int a = 0;
@@ -18,6 +36,33 @@ tine::task<int> parent() {
   co_await tine::fork(&b, twice, 21);
   co_await tine::fork(&c, answer);
   co_await tine::fork(&d, add, 2);
+
+  // Lvalues to reference parameters: the parent's locals outlive the join.
+  Big big{42};
+  const std::string text = "named";
+  int e[6] = {};
+  co_await tine::fork(&e[0], value_of, big);
+  co_await tine::fork(&e[1], value_of_any, big);
+  co_await tine::fork(&e[2], length, text);
+  co_await tine::fork(&e[3], value_of, std::ref(big));  // binds to big itself, not to the wrapper
+  // Prvalues to by-value parameters, including by-value auto and a non-coroutine wrapper.
+  co_await tine::fork(&e[4], view_size, "a literal lives for the whole program");
+  co_await tine::fork(&e[5], wrap, 21);
+
+  // A member function through an lvalue object or a pointer.
+  counter obj;
+  int f[2] = {};
+  co_await tine::fork(&f[0], &counter::plus, obj, 1);
+  co_await tine::fork(&f[1], &counter::plus, &obj, 2);
   co_await tine::join();
-  co_return a + b + static_cast<int>(c) + d;
+
+  // call: a temporary of the parameter's type (or derived from it) outlives the child.
+  int g[5] = {};
+  co_await tine::call(&g[0], value_of, Big{1});
+  co_await tine::call(&g[1], value_of, Derived{});
+  co_await tine::call(&g[2], value_of_any, Big{3});
+  co_await tine::call(&g[3], length, std::string("call waits for the child"));
+  co_await tine::call(&g[4], &counter::plus, counter{}, 4);
+  co_await tine::join();
+  co_return a + b + static_cast<int>(c) + d + e[0] + f[0] + g[0];
 }
