@@ -258,11 +258,12 @@ auto binding_of() {
 /// The instantiation context of a failure names the argument's index and its binding.
 template <bool Fork, std::size_t Index, typename Binding>
 consteval void check_argument() {
-  static_assert(!Binding::converted_to_reference,
-                "tine::fork/call: an argument must be converted to bind to a reference parameter "
-                "of the task, and the converted temporary is destroyed before the child even "
-                "starts. Name a variable of the parameter's type first (const std::string s = "
-                "text; co_await tine::call(&r, fn, s);) or take the parameter by value.");
+  static_assert(
+      !Binding::converted_to_reference,
+      "tine::fork/call/sync_wait: an argument must be converted to bind to a reference parameter "
+      "of the task, and the converted temporary is destroyed before the child even "
+      "starts. Name a variable of the parameter's type first (const std::string s = "
+      "text; co_await tine::call(&r, fn, s);) or take the parameter by value.");
   static_assert(!(Fork && Binding::temporary_to_reference),
                 "tine::fork: a temporary argument is bound to a reference parameter of the "
                 "forked task, and it is destroyed when this co_await statement ends, which may "

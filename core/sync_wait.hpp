@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/core/argument_check.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
@@ -75,6 +76,9 @@ template <scheduler S, typename F, typename... Args>
 requires task_function<F, Args...>
 auto sync_wait(S& sched, F&& fn, Args&&... args) {
   using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
+  // The root task is created inside the worker from references to `args`: a conversion
+  // temporary made there would die before the task runs.
+  detail::check_arguments<false, F, Args...>();
   static_assert(
       std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
       "tine::sync_wait: the root task's return type must be default-constructible and "
