@@ -24,6 +24,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 
 #include <tine/core/concepts.hpp>
@@ -65,13 +66,21 @@ std::size_t worker_count(const S& sched) noexcept {
   }
 }
 
+/// ceil(n / d) for d > 0. `(n + d - 1) / d` would wrap for a large n or d (a grain near
+/// SIZE_MAX).
+constexpr std::size_t ceil_div(std::size_t n, std::size_t d) noexcept {
+  return n / d + (n % d != 0 ? 1 : 0);
+}
+
 /// The leaf size for `n` elements: the user's grain, or the automatic rule.
 constexpr std::size_t leaf_size(std::size_t n, grain g, std::size_t workers) noexcept {
   if (g.size != 0) {
     return g.size;
   }
-  const std::size_t leaves = leaves_per_worker * (workers == 0 ? 1 : workers);
-  const std::size_t size = (n + leaves - 1) / leaves;
+  // Saturated: a scheduler reporting an absurd size must not wrap the leaf count (to 0, even).
+  const std::size_t w = workers == 0 ? 1 : workers;
+  const std::size_t leaves = w > SIZE_MAX / leaves_per_worker ? SIZE_MAX : leaves_per_worker * w;
+  const std::size_t size = ceil_div(n, leaves);
   return size == 0 ? 1 : size;
 }
 

@@ -133,7 +133,7 @@ task<O> scan_run(I first, std::size_t n, O out, std::optional<T> init, Op op, st
   if (n == 0) {
     co_return out;
   }
-  const std::size_t blocks = std::min((n + leaf - 1) / leaf, max_scan_blocks);
+  const std::size_t blocks = std::min(ceil_div(n, leaf), max_scan_blocks);
   using state = scan_state<I, O, T, Op>;
   using write_body = scan_write_body<Inclusive, I, O, T, Op>;
   stack_array<std::optional<T>> sums = co_await stack_alloc<std::optional<T>>(blocks);
