@@ -51,7 +51,8 @@
 
 // The pools: tine's busy_pool/lazy_pool once they exist, else the test pool (simple_pool). This is
 // the one place to change; BENCH_POOLS names what was used so results files record it.
-#if __has_include(<tine/schedulers/busy_pool.hpp>) && __has_include(<tine/schedulers/lazy_pool.hpp>) && \
+#if __has_include(<tine/schedulers/busy_pool.hpp>) && \
+    __has_include(<tine/schedulers/lazy_pool.hpp>) && \
     !defined(TINE_BENCH_FORCE_SIMPLE_POOL)
 #include <tine/schedulers/busy_pool.hpp>
 #include <tine/schedulers/lazy_pool.hpp>

@@ -6,7 +6,8 @@
 
 #if !defined(__cplusplus) || __cplusplus < 202002L
 // clang-format off
-#error "tine needs C++20: compile with -std=c++20 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
+#error "tine needs C++20: compile with -std=c++20 \
+(with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
 // clang-format on
 #endif
 

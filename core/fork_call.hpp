@@ -83,7 +83,9 @@ struct spawn_awaitable {
 
   bool await_ready() const noexcept { return false; }
 
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> self) {
+  // always_inline: GCC would otherwise keep this out of line in the task's coroutine (it weighs
+  // the cold handler too), which costs a call and its register traffic on every fork.
+  TINE_ALWAYS_INLINE std::coroutine_handle<> await_suspend(std::coroutine_handle<> self) {
     constexpr bool Fork = Request::is_fork;
     using child_task = typename Request::child_task;
     using value_type = typename Request::value_type;
@@ -124,20 +126,26 @@ struct spawn_awaitable {
         }
       }
     } catch (...) {
-      // The child could not start (no memory for its frame or the deque, or an argument's copy
-      // threw): as if it had thrown at once. Stolen since the last join, children may still run,
-      // so the task must not leave its scope: the exception waits for the join and the task
-      // goes on. Otherwise it comes out of this co_await (and a first fork opens no scope).
-      if (parent->steals != 0) {
-        parent->stash_exception(std::current_exception());
-        return self;
-      }
-      if (opens_scope) {
-        parent->in_scope = false;
-      }
-      throw;
+      child_could_not_start(opens_scope);  // rethrows, or keeps the exception for the join
+      return self;                         // the task goes on at once
     }
     return rt.transfer(child_handle);
+  }
+
+  /// Called in the handler of an exception that kept the child from starting (no memory for its
+  /// frame or the deque, an argument's copy threw): as if the child had thrown at once. Stolen
+  /// since the last join, children may still run, so the task must not leave its scope: the
+  /// exception is kept for the join and the task goes on (this returns). Otherwise it comes out
+  /// of the co_await (rethrown here), and a first fork opens no scope.
+  TINE_NOINLINE void child_could_not_start(bool opens_scope) const {
+    if (parent->steals != 0) {
+      parent->stash_exception(std::current_exception());
+      return;
+    }
+    if (opens_scope) {
+      parent->in_scope = false;
+    }
+    throw;
   }
 
   void await_resume() const {

@@ -31,7 +31,8 @@ tine::task<void> square_then_negate(std::vector<long>* v, std::vector<long>* out
   co_await tine::call(tine::async::for_each, *v, [](long& x) { x *= x; });
   co_await tine::join();
   std::vector<long>::iterator end;
-  co_await tine::call(&end, tine::async::map, v->begin(), v->end(), out->begin(), [](long x) { return -x; });
+  co_await tine::call(&end, tine::async::map, v->begin(), v->end(), out->begin(),
+                      [](long x) { return -x; });
   co_await tine::join();
 }
 // [docs:for_each_nested end]
@@ -172,7 +173,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_transform, Sched, schedulers) {
 BOOST_AUTO_TEST_CASE_TEMPLATE(squares_of_a_view, Sched, schedulers) {
   Sched sched;
   std::vector<long> squares(1000);  // the output is sized beforehand
-  auto end = tine::map(sched, ranges::views::iota(0, 1000), squares.begin(), [](int i) { return long{i} * i; });
+  auto end = tine::map(sched, ranges::views::iota(0, 1000), squares.begin(),
+                       [](int i) { return long{i} * i; });
   BOOST_TEST((end == squares.end()));
   BOOST_TEST(squares[999] == 998001);
 }

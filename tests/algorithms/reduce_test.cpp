@@ -92,9 +92,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
 // [docs:reduce_strings]
 BOOST_AUTO_TEST_CASE_TEMPLATE(concatenates_strings_in_order, Sched, schedulers) {
   Sched sched;
-  const std::vector<std::string> words = {"fork", "-", "join", " ", "keeps", " ", "the", " ", "order"};
+  const std::vector<std::string> words = {"fork", "-", "join", " ", "keeps",
+                                          " ", "the", " ", "order"};
   // String concatenation is associative but not commutative: reduce never reorders.
-  const std::string s = tine::reduce(sched, words, std::string("> "), std::plus<>{}, tine::grain{1});
+  const std::string s =
+      tine::reduce(sched, words, std::string("> "), std::plus<>{}, tine::grain{1});
   BOOST_TEST(s == "> fork-join keeps the order");
 }
 // [docs:reduce_strings end]

@@ -33,7 +33,8 @@ std::vector<long> input(std::size_t n) {
 // Offsets of variable-sized records: an exclusive scan of their sizes, inside a task.
 tine::task<long> total_size(std::vector<long>* sizes, std::vector<long>* offsets) {
   std::vector<long>::iterator end;
-  co_await tine::call(&end, tine::async::exclusive_scan, *sizes, offsets->begin(), 0L, std::plus<>{});
+  co_await tine::call(&end, tine::async::exclusive_scan, *sizes, offsets->begin(), 0L,
+                      std::plus<>{});
   co_await tine::join();
   co_return offsets->back() + sizes->back();
 }
@@ -121,7 +122,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(prefixes_of_words, Sched, schedulers) {
   std::vector<std::string> prefixes(words.size());
   tine::inclusive_scan(sched, words, prefixes.begin(), std::plus<>{}, tine::grain{2});
   BOOST_TEST((prefixes == std::vector<std::string>{"a", "ab", "abc", "abcd", "abcde"}));
-  tine::exclusive_scan(sched, words, prefixes.begin(), std::string(">"), std::plus<>{}, tine::grain{2});
+  tine::exclusive_scan(sched, words, prefixes.begin(), std::string(">"), std::plus<>{},
+                       tine::grain{2});
   BOOST_TEST((prefixes == std::vector<std::string>{">", ">a", ">ab", ">abc", ">abcd"}));
 }
 // [docs:scan_strings end]

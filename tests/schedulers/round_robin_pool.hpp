@@ -67,7 +67,8 @@ class round_robin_pool {
       if (ran || stole) {
         continue;
       }
-      if (m_stop.load(std::memory_order_acquire) && !ctx.has_submissions() && ctx.deque_size() == 0) {
+      if (m_stop.load(std::memory_order_acquire) && !ctx.has_submissions() &&
+          ctx.deque_size() == 0) {
         break;
       }
       std::this_thread::yield();
