@@ -24,6 +24,10 @@ class worker_context;
 namespace detail {
 /// The context bound to this thread, or null on a thread that is not a worker.
 inline thread_local worker_context* tls_context = nullptr;
+
+/// Reads tls_context. Code that can run inside a coroutine reads it only through here (see
+/// TINE_TLS_ACCESSOR: Clang may otherwise use a thread_local's address from before a suspension).
+TINE_TLS_ACCESSOR worker_context* read_tls_context() noexcept { return tls_context; }
 }  // namespace detail
 
 /// Per-worker state. A scheduler creates one per worker thread, binds it on that thread with
@@ -206,14 +210,15 @@ class worker_context {
 };
 
 /// The worker context bound to the calling thread, or null when it is not a worker.
-inline worker_context* current_worker() noexcept { return detail::tls_context; }
+inline worker_context* current_worker() noexcept { return detail::read_tls_context(); }
 
 namespace detail {
 
 /// The context of the calling worker thread; tasks only ever run on one.
 TINE_ALWAYS_INLINE worker_context& context() noexcept {
-  TINE_ASSERT(tls_context != nullptr, "tine code ran on a thread that is not a worker");
-  return *tls_context;
+  worker_context* ctx = read_tls_context();
+  TINE_ASSERT(ctx != nullptr, "tine code ran on a thread that is not a worker");
+  return *ctx;
 }
 
 }  // namespace detail
