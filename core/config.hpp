@@ -38,6 +38,28 @@
 #endif
 #endif
 
+/// The attribute of a function that reads (or writes) a thread_local variable from code that may
+/// run inside a coroutine; every such access in tine goes through one.
+///
+/// Clang lays out a coroutine's frame after it has optimised the coroutine's body, and it treats
+/// the address of a thread_local as the same value throughout a function (the address comes from
+/// `llvm.threadlocal.address`, which is `memory(none)`, so it is merged and hoisted like any pure
+/// computation). An address computed before a suspension point can then be kept in the frame and
+/// used after the coroutine resumed on another thread: the access goes to the first thread's
+/// variable (LLVM issues 47179 and 63022; clang-16 does this). On Clang the access is therefore a
+/// call to a function that is never inlined: the address is computed inside it, on the thread
+/// making the call, and the result of a call made before a suspension cannot stand in for one made
+/// after it, because the call reads memory and LLVM treats every suspension point
+/// (`llvm.coro.suspend`) as writing any memory. Such a function must read or write the variable:
+/// one that only returns its address is `memory(none)` itself, and its calls may be merged too.
+/// GCC fixes a coroutine's frame layout before optimising (only what the source keeps across a
+/// suspension is in the frame), so it cannot keep an address across one: the access stays inline.
+#if defined(__clang__)
+#define TINE_TLS_ACCESSOR [[gnu::noinline]] inline
+#else
+#define TINE_TLS_ACCESSOR TINE_ALWAYS_INLINE
+#endif
+
 namespace tine::detail {
 
 /// Misuse that cannot be reported by an exception (for example inside a destructor or on a path

@@ -132,7 +132,8 @@ class worker_context {
 
 /// The worker context bound to the calling thread, or null when it is not a worker.
 inline worker_context* current_worker() noexcept {
-  return detail::tls_runtime == nullptr ? nullptr : detail::tls_runtime->owner();
+  detail::worker_runtime* rt = detail::read_tls_runtime();
+  return rt == nullptr ? nullptr : rt->owner();
 }
 
 }  // namespace tine

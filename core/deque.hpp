@@ -164,9 +164,10 @@ class deque {
     }
 
     // std::atomic<T> and ring are trivially destructible: releasing the storage ends them.
+    // The unsized aligned form: the sized one is declared only under -fsized-deallocation,
+    // which Clang before 19 does not enable by default (libstdc++ ignores the size anyway).
     static void destroy(ring* r) noexcept {
-      ::operator delete (static_cast<void*>(r), bytes(r->capacity()),
-                         std::align_val_t{alignof(ring)});
+      ::operator delete (static_cast<void*>(r), std::align_val_t{alignof(ring)});
     }
   };
 

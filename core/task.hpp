@@ -51,7 +51,8 @@ struct promise_base {
   frame frame_header;  // first: a promise's address is its frame header's (see handle_of)
 
   static void* operator new(std::size_t bytes) {
-    worker_runtime* rt = tls_runtime;
+    // A ramp can be inlined into a coroutine that creates the task: read through the accessor.
+    worker_runtime* rt = read_tls_runtime();
     if (TINE_UNLIKELY(rt == nullptr)) {
       fatal(
           "a task was created on a thread that is not a tine worker; start tasks with "
@@ -60,7 +61,7 @@ struct promise_base {
     }
     void* p = stack_push(rt->top(), bytes);
 #if TINE_CHECKED
-    last_frame_allocation = p;
+    set_last_frame_allocation(p);
 #endif
     return p;
   }
@@ -69,6 +70,13 @@ struct promise_base {
   /// Checks the assumption behind freeing trivial frames by address: the coroutine handle's
   /// address is the start of the allocation (true for GCC and Clang).
   static inline thread_local void* last_frame_allocation = nullptr;
+  // Accessed where tls_runtime is (in the ramp), hence through TINE_TLS_ACCESSOR functions.
+  TINE_TLS_ACCESSOR static void set_last_frame_allocation(void* p) noexcept {
+    last_frame_allocation = p;
+  }
+  TINE_TLS_ACCESSOR static void* get_last_frame_allocation() noexcept {
+    return last_frame_allocation;
+  }
 #endif
 
   static void operator delete(void* p, std::size_t) noexcept { stack_pop(runtime().top(), p); }
@@ -145,7 +153,7 @@ struct task_access;
 /// task held across a fork that was stolen is destroyed on the thief's stack instead. Checked in
 /// every build (a cold path); frees out of order would corrupt the stack silently.
 inline void check_unstarted_free(const void* frame_start) noexcept {
-  worker_runtime* rt = tls_runtime;
+  worker_runtime* rt = read_tls_runtime();
   const auto* p = static_cast<const std::byte*>(frame_start);
   if (rt == nullptr || p < rt->top()->base() || p >= rt->top()->sp) {
     fatal(
@@ -195,9 +203,9 @@ namespace detail {
 template <typename T, bool Trivial>
 task<T> promise_of<T, Trivial>::get_return_object() noexcept {
   TINE_ASSERT(std::coroutine_handle<promise_of>::from_promise(*this).address() ==
-                  promise_base::last_frame_allocation,
+                  promise_base::get_last_frame_allocation(),
               "a coroutine frame must start at the address its allocation returned");
-  TINE_ASSERT(handle_of(&this->frame_header).address() == promise_base::last_frame_allocation,
+  TINE_ASSERT(handle_of(&this->frame_header).address() == promise_base::get_last_frame_allocation(),
               "handle_of(frame) must find the coroutine a promise belongs to");
   return task<T>(this);
 }

@@ -105,12 +105,16 @@ class worker_runtime {
 };
 
 /// The runtime of the worker bound to this thread, or null on a thread that is not a worker.
+/// Inside tasks, read it only through read_tls_runtime() (see TINE_TLS_ACCESSOR in config.hpp).
 inline thread_local worker_runtime* tls_runtime = nullptr;
+
+TINE_TLS_ACCESSOR worker_runtime* read_tls_runtime() noexcept { return tls_runtime; }
 
 /// The runtime of the calling worker thread; tasks only ever run on one.
 TINE_ALWAYS_INLINE worker_runtime& runtime() noexcept {
-  TINE_ASSERT(tls_runtime != nullptr, "tine code ran on a thread that is not a worker");
-  return *tls_runtime;
+  worker_runtime* rt = read_tls_runtime();
+  TINE_ASSERT(rt != nullptr, "tine code ran on a thread that is not a worker");
+  return *rt;
 }
 
 }  // namespace detail

@@ -44,6 +44,10 @@ struct pool_identity {
 };
 inline thread_local pool_identity tls_pool_identity;
 
+/// Reads tls_pool_identity; schedule() and a pool's destructor may run inside a task, hence the
+/// accessor (see TINE_TLS_ACCESSOR).
+TINE_TLS_ACCESSOR pool_identity read_pool_identity() noexcept { return tls_pool_identity; }
+
 /// Throws the pools' "0 workers" error.
 [[noreturn]] inline void throw_no_workers(const char* pool_name) {
   throw std::invalid_argument(std::string("tine::") + pool_name +
@@ -121,7 +125,7 @@ class pool_base {
   /// The destructor's work: waits until the pool holds no work, stops the workers and joins
   /// them. Called first thing in the derived destructor, while the derived members still exist.
   void shutdown(const char* pool_name) noexcept {
-    if (tls_pool_identity.pool == this) {
+    if (read_pool_identity().pool == this) {
       fatal(
           "a tine pool was destroyed by one of its own workers (from inside a task), which would "
           "wait for itself forever");
@@ -144,8 +148,8 @@ class pool_base {
   /// The worker a plain schedule() goes to: the caller itself if it is one of our workers (a task
   /// moving back to this pool stays local), else the next one round-robin.
   std::size_t pick_worker() noexcept {
-    if (tls_pool_identity.pool == this) {
-      return tls_pool_identity.index;
+    if (const pool_identity me = read_pool_identity(); me.pool == this) {
+      return me.index;
     }
     // relaxed: only spreads submissions; any interleaving is a fine assignment.
     return m_next.fetch_add(1, std::memory_order_relaxed) % size();

@@ -15,6 +15,7 @@ inc=$(mktemp -d)
 trap 'rm -rf "$inc"' EXIT
 ln -s "$root" "$inc/tine"
 cxx="${CXX:-g++}"
+echo "compiler: $cxx ($("$cxx" --version 2>&1 | head -n 1))"
 status=0
 dir="${1:?usage: check_compile_failures.sh FOLDER_WITH_SNIPPETS}"
 for src in "$root/$dir"/*.cpp; do

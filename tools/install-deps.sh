@@ -10,6 +10,7 @@ packages=(
   bazel-rules-java  # /usr/share/bazel/rules/java, needed at toolchain registration
   bazel-skylib
   g++               # GCC 12, libstdc++, libgomp and the sanitizer runtimes
+  clang-16          # --config=clang (with GCC's libstdc++; OpenMP from libomp-dev below)
   python3           # tools/tally.py
   libhwloc-dev hwloc  # topology (library; lstopo to look at the machine)
   libboost-test-dev

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: `bazel test //...` in each config, then one tally.
 #
-#   tools/test.sh                 # default, asan and tsan
-#   tools/test.sh default         # or any of: default asan tsan ubsan
-#   tools/test.sh asan tsan
+#   tools/test.sh                 # default, asan, tsan and clang
+#   tools/test.sh default         # or any of: default asan tsan ubsan clang
+#   tools/test.sh asan clang
 #
 # The default config also builds every target (benchmarks included: without
-# --build_tests_only, `bazel test //...` builds all of //...); sanitizer configs
-# build only what the tests need. Tests tagged "manual" are not run (//... skips
+# --build_tests_only, `bazel test //...` builds all of //...); the sanitizer and
+# clang configs build only what the tests need. Tests tagged "manual" are not run (//... skips
 # them). The last line is `N passed, N failed` over all configs (tools/tally.py);
 # the exit status is non-zero if anything failed or did not build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(default asan tsan)
+[ ${#configs[@]} -gt 0 ] || configs=(default asan tsan clang)
 for c in "${configs[@]}"; do
   case "$c" in
-    default | asan | tsan | ubsan) ;;
-    *) echo "test.sh: unknown config '$c' (use default, asan, tsan or ubsan)" >&2; exit 2 ;;
+    default | asan | tsan | ubsan | clang) ;;
+    *) echo "test.sh: unknown config '$c' (use default, asan, tsan, ubsan or clang)" >&2; exit 2 ;;
   esac
 done
 
@@ -42,6 +42,11 @@ for c in "${configs[@]}"; do
   # the benchmarks' peer smoke tests carry the tag no-tsan.
   if [ "$c" = tsan ]; then
     extra+=(--test_tag_filters=-no-tsan)
+  fi
+  # Clang's OpenMP code needs LLVM's runtime, not GCC's libgomp: the libgomp peer smoke tests
+  # carry the tag no-clang (bench/bench.bzl says why).
+  if [ "$c" = clang ]; then
+    extra+=(--test_tag_filters=-no-clang)
   fi
   echo "=== bazel test ${extra[*]} //...   [$c]"
   start=$SECONDS
