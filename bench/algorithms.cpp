@@ -1,6 +1,6 @@
 // tine::reduce and tine::for_each against TBB's parallel_reduce / parallel_for and
 // std::reduce / std::for_each with std::execution::par (libstdc++'s, which runs on TBB), at 1 and
-// 2 workers, in one process (issue 4). Every run checks its result.
+// 2 workers, in one process. Every run checks its result.
 //   bazel-bin/bench/algorithms --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
 //   bazel-bin/bench/algorithms --smoke     (CI: small sizes, results cross-checked, no timing)
 #include <algorithm>

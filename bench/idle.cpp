@@ -1,4 +1,4 @@
-// What a pool costs when it has nothing to do, and how fast a sleeping pool answers (issue 3):
+// What a pool costs when it has nothing to do, and how fast a sleeping pool answers:
 // CPU time used per second of idleness after a burst of work (getrusage over the process, so
 // the main thread's sleep counts as zero), and the latency of sync_wait on a trivial root task
 // after the pool has been idle.

@@ -138,7 +138,7 @@ def main():
     table_medians(m)
     print("\n### Ratios of medians\n")
     table_ratios(m)
-    print("\n### fib, issue 2's table\n")
+    print("\n### fib, the first targets' table\n")
     table_fib(m)
     print("\n### Peak memory (maximum RSS, MiB)\n")
     table_memory(res)

@@ -1,4 +1,4 @@
-/// uts: Unbalanced Tree Search (uts.hpp, /work/shared/uts.md): a task per node forks one child task
+/// uts: Unbalanced Tree Search (uts.hpp): a task per node forks one child task
 /// per child and joins, returning (nodes, leaves, max depth). Children's states and results live in
 /// a heap std::vector, or (the '*' variant, libfork's UTS*) in tine's stack allocation API.
 /// Every run's counts are checked against the published reference. One task = one tree node.

@@ -2,8 +2,8 @@
 #define TINE_BENCH_UTS_HPP
 
 /// \file uts.hpp
-/// Unbalanced Tree Search (Olivier et al. 2006) as defined in /work/shared/uts.md: the tree
-/// parameters, the SHA-1 random stream (OpenSSL's libcrypto), the child-count rules and the
+/// Unbalanced Tree Search (Olivier et al. 2006, "UTS: An Unbalanced Tree Search Benchmark"): the
+/// tree parameters, the SHA-1 random stream (OpenSSL's libcrypto), the child-count rules and the
 /// reference counts of the published trees.
 
 // The low-level SHA1_Init/Update/Final are deprecated in OpenSSL 3 but still supported, and cost

@@ -1,4 +1,4 @@
-// reduce performs no heap allocation per call (issue 4): global operator new is replaced by a
+// reduce performs no heap allocation per call: global operator new is replaced by a
 // counting one, and malloc is wrapped at link time (-Wl,--wrap=malloc, see BUILD.bazel) to also
 // count the stacklets tine's segmented stacks take from malloc. After a warm-up call, repeated
 // reduces on the same scheduler must allocate nothing: the root job lives on the caller's stack,
