@@ -168,8 +168,8 @@ task<I> find_if_run(I first, std::size_t n, P pred, std::size_t leaf) {
 }  // namespace detail
 
 /// Blocking find_if: the first element for which `pred` is true, or the end. For a temporary
-/// range that does not own its elements' storage, returns `std::ranges::dangling`, as
-/// `std::ranges::find_if` does.
+/// range that owns its elements (not a borrowed range, such as a temporary std::vector), returns
+/// `std::ranges::dangling`, as `std::ranges::find_if` does: the iterator would outlive them.
 struct find_if_fn {
   template <scheduler Sch, std::ranges::range R, typename P>
   std::ranges::borrowed_iterator_t<R> operator()(Sch& sched, R&& r, P pred, grain g = {}) const {
