@@ -22,7 +22,9 @@ class worker_context;
 
 namespace detail {
 
-/// The calling thread's stack pointer (an estimate is enough: it is compared with a limit).
+/// The calling thread's stack pointer (an estimate is enough: it is compared with a limit). The asm
+/// is volatile so that the value is read where it is used, never reused from before a suspension
+/// point (the coroutine may have resumed on another thread since).
 TINE_ALWAYS_INLINE std::uintptr_t stack_pointer() noexcept {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   std::uintptr_t sp;
