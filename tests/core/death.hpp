@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -26,6 +27,7 @@ death_result run_in_child(Body body) {
   if (::pipe(fds) != 0) {
     std::abort();
   }
+  std::fflush(nullptr);  // or the child would print the parent's buffered output again
   const pid_t pid = ::fork();
   if (pid < 0) {
     std::abort();
