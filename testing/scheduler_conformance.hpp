@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <chrono>
 #include <cstddef>
 #include <numeric>
@@ -105,11 +106,18 @@ inline task<void> count_child(std::atomic<int>* done) {
   co_return;
 }
 
+// Throws between fork and join the way tasks should (docs/tour.md): catch, join, rethrow.
 inline task<void> parent_throws_in_scope(std::atomic<int>* done) {
-  co_await fork(count_child, done);
-  co_await fork(count_child, done);
-  throw kit_error("parent");
-  co_await join();  // not reached: the implicit join still waits for both children
+  std::exception_ptr error;
+  try {
+    co_await fork(count_child, done);
+    co_await fork(count_child, done);
+    throw kit_error("parent");
+  } catch (...) {
+    error = std::current_exception();
+  }
+  co_await join();  // both children complete first
+  std::rethrow_exception(error);
 }
 
 inline task<long> call_chain(long depth) {
