@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -25,15 +26,20 @@ tine::task<int> maybe_throw(int v, int bad) {
   co_return v;
 }
 
-// Forks n children; the child with value `bad` throws. Returns the sum when none does.
+// Forks n children; the child with value `bad` throws. Returns n when none does. Each child
+// gets its own result slot: children running at once must not write the same object.
 tine::task<int> fan_out(int n, int bad, std::atomic<int>* finished) {
-  int dummy = 0;
+  auto results = co_await tine::stack_alloc<int>(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    co_await tine::fork(&dummy, maybe_throw, i, bad);
+    co_await tine::fork(&results[static_cast<std::size_t>(i)], maybe_throw, i, bad);
     finished->fetch_add(1);
   }
   co_await tine::join();
-  co_return n;
+  int sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += results[static_cast<std::size_t>(i)];
+  }
+  co_return sum == n * (n - 1) / 2 ? n : -1;  // every child's value reached its slot
 }
 
 tine::task<void> slow_child(std::atomic<int>* done) {
