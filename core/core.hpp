@@ -13,5 +13,6 @@
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
+#include <tine/core/version.hpp>
 
 #endif  // TINE_CORE_CORE_HPP

@@ -1,0 +1,28 @@
+#ifndef TINE_CORE_VERSION_HPP
+#define TINE_CORE_VERSION_HPP
+
+/// \file version.hpp
+/// tine's version. The same number is in CMakeLists.txt, MODULE.bazel, tine.pc and the release
+/// archive's name (tools/release.sh checks that they agree).
+
+#define TINE_VERSION_MAJOR 0
+#define TINE_VERSION_MINOR 1
+#define TINE_VERSION_PATCH 0
+/// One integer to compare against: major * 10000 + minor * 100 + patch.
+#define TINE_VERSION (TINE_VERSION_MAJOR * 10000 + TINE_VERSION_MINOR * 100 + TINE_VERSION_PATCH)
+#define TINE_VERSION_STRING "0.1.0"
+
+namespace tine {
+
+/// The version as numbers, for code that prefers values to macros.
+struct version_info {
+  int major;
+  int minor;
+  int patch;
+};
+
+inline constexpr version_info version{TINE_VERSION_MAJOR, TINE_VERSION_MINOR, TINE_VERSION_PATCH};
+
+}  // namespace tine
+
+#endif  // TINE_CORE_VERSION_HPP
