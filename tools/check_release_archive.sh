@@ -81,7 +81,7 @@ msg="$("$clone/tools/release.sh" "$tmp/dist-mismatch" 2>&1)" &&
   { echo "$msg" | grep -q "versions disagree.*MODULE.bazel.*99.0.0" &&
     ok "release.sh refuses versions that disagree" ||
     bad "release.sh refused a version mismatch without saying why: $msg"; }
-"${gitc[@]}" revert -q --no-edit HEAD
+"${gitc[@]}" revert --no-edit HEAD >/dev/null
 printf 'cmake_minimum_required(VERSION 3.20)\nproject(tine\n  VERSION 98.0.0 LANGUAGES CXX)\n' \
   >"$clone/CMakeLists.txt"
 "${gitc[@]}" add CMakeLists.txt && "${gitc[@]}" commit -q -m "CMake version mismatch"
