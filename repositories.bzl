@@ -23,6 +23,18 @@ load(
     "tine_system_library",
 )
 
+# The hwloc repository's attributes, shared with extensions.bzl (bzlmod).
+HWLOC_REPOSITORY = dict(
+    name = "tine_hwloc",
+    library = "hwloc",
+    target = "hwloc",
+    debian_package = "libhwloc-dev",
+    probe = """#include <hwloc.h>
+int main() { hwloc_topology_t t; if (hwloc_topology_init(&t)) return 1; hwloc_topology_destroy(t); }
+""",
+    linkopts = ["-lhwloc"],
+)
+
 def tine_dependencies():
     """What building and using the library needs."""
 
@@ -45,17 +57,7 @@ def tine_dependencies():
     )
     maybe(tine_coverage_stub, name = "remote_coverage_tools")
 
-    maybe(
-        tine_system_library,
-        name = "tine_hwloc",
-        library = "hwloc",
-        target = "hwloc",
-        debian_package = "libhwloc-dev",
-        probe = """#include <hwloc.h>
-int main() { hwloc_topology_t t; if (hwloc_topology_init(&t)) return 1; hwloc_topology_destroy(t); }
-""",
-        linkopts = ["-lhwloc"],
-    )
+    maybe(tine_system_library, **HWLOC_REPOSITORY)
 
 def tine_dev_dependencies():
     """What tine's tests and benchmarks need on top of tine_dependencies()."""

@@ -23,6 +23,14 @@ load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//tools:build_defs.bzl", "OPENMP_COPTS")
 
 def tine_bench(name, srcs, deps = []):
+    """One benchmark: its binaries (libgomp and libomp) and smoke tests.
+
+    Args:
+      name: the binary's name; the others are NAME_libomp, NAME_smoke_tine, NAME_smoke_peers
+        and NAME_smoke_libomp, on a library NAME_lib.
+      srcs: the workload's sources.
+      deps: what the sources need besides //bench:harness and an OpenMP runtime.
+    """
     cc_library(
         name = name + "_lib",
         srcs = srcs,

@@ -2,7 +2,22 @@
 # Installs every Debian package tine's build, tests and benchmarks need.
 # Idempotent and fast when all are present (only dpkg is asked). Needs root
 # (or passwordless sudo) only when something is missing.
+#
+#   tools/install-deps.sh               # the Debian packages
+#   tools/install-deps.sh --buildifier  # and buildifier (npm's @bazel/buildifier, which ships the
+#                                       # binaries), for tools/check_buildifier.sh; prints its path
 set -euo pipefail
+
+# Pinned: a new buildifier brings new warnings, which should arrive by a change here.
+BUILDIFIER_VERSION=8.2.1
+
+with_buildifier=0
+for arg in "$@"; do
+  case "$arg" in
+    --buildifier) with_buildifier=1 ;;
+    *) echo "install-deps: unknown option '$arg' (use --buildifier)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   bazel-bootstrap   # Bazel 4.2.3, the only Bazel offline (pulls in a JDK)
@@ -21,6 +36,10 @@ packages=(
   libomp-dev        # LLVM's OpenMP runtime, for a benchmark peer
 )
 
+if [ "$with_buildifier" = 1 ] && ! command -v npm >/dev/null; then
+  packages+=(npm)  # Debian's npm (and Node.js), only to fetch buildifier
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -29,21 +48,34 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} Debian packages present"
-  exit 0
+  echo "install-deps: all ${#packages[@]} Debian packages present" >&2
+else
+  echo "install-deps: missing: ${missing[*]}" >&2
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  else
+    echo "install-deps: run as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  echo "install-deps: apt-get update" >&2
+  "${sudo[@]}" apt-get update -q >&2
+  echo "install-deps: apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  "${sudo[@]}" apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends "${missing[@]}" >&2
 fi
 
-echo "install-deps: missing: ${missing[*]}"
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=()
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-  sudo=(sudo -n)
-else
-  echo "install-deps: run as root: apt-get install ${missing[*]}" >&2
-  exit 1
+if [ "$with_buildifier" = 1 ]; then
+  # In the user's cache, not the tree: installed once per machine, kept across clones.
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/tine-tools/buildifier-$BUILDIFIER_VERSION"
+  bin="$dir/node_modules/.bin/buildifier"
+  if ! "$bin" --version 2>/dev/null | grep -q "version: $BUILDIFIER_VERSION"; then
+    echo "install-deps: npm install @bazel/buildifier@$BUILDIFIER_VERSION into $dir" >&2
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error \
+      "@bazel/buildifier@$BUILDIFIER_VERSION" >&2
+  fi
+  "$bin" --version >/dev/null || { echo "install-deps: $bin does not run" >&2; exit 1; }
+  echo "$bin"
 fi
-export DEBIAN_FRONTEND=noninteractive
-echo "install-deps: apt-get update"
-"${sudo[@]}" apt-get update -q
-echo "install-deps: apt-get install -y --no-install-recommends ${missing[*]}"
-"${sudo[@]}" apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends "${missing[@]}"

@@ -70,7 +70,27 @@ if [ "${TINE_SKIP_CONSUMER:-0}" != 1 ]; then
   rm -rf "$consumer_base"
   echo "=== examples/consumer exited $rc"
   checks+=(--check "examples/consumer=$rc")
+
+  # The release archive (tools/release.sh) and the README's http_archive snippet, the same way.
+  # It archives a git repository: not run (and not counted) in an unpacked release archive.
+  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+    echo "=== tools/check_release_archive.sh"
+    tools/check_release_archive.sh </dev/null
+    rc=$?
+    echo "=== tools/check_release_archive.sh exited $rc"
+    checks+=(--check "release-archive=$rc")
+  else
+    echo "=== tools/check_release_archive.sh not run: not a git work tree"
+  fi
 fi
+
+# Every BUILD, WORKSPACE, MODULE.bazel and .bzl file formatted and lint-clean (under a second, plus
+# fetching buildifier from npm the first time).
+echo "=== tools/check_buildifier.sh"
+tools/check_buildifier.sh </dev/null
+rc=$?
+echo "=== tools/check_buildifier.sh exited $rc"
+checks+=(--check "buildifier=$rc")
 
 echo "=== tally"
 python=python3
