@@ -6,7 +6,8 @@
 #   2. the installed version file accepts find_package(tine 0.1) and rejects 0.2 and 1.0;
 #   3. examples/cmake_consumer with find_package(tine 0.1) against that prefix;
 #   4. the same project with add_subdirectory(tine sources);
-#   5. the same project with FetchContent from an archive of the sources (file:// URL);
+#   5. the same project with FetchContent from the release archive (tools/release.sh
+#      --allow-dirty; file:// URL and sha256), or from the source directory outside a git tree;
 #   6. examples/cmake_consumer/main.cpp built with `pkg-config --cflags --libs tine` (g++, and
 #      clang++-16 when installed);
 #   7. if the tree has policies/topology_flat.cpp: tine built with TINE_WITH_HWLOC=OFF, whose
@@ -96,13 +97,13 @@ pkg_consumer() {
     "$out"
 }
 
-# A release-like archive of the sources: the files git knows of (tracked and untracked, not
-# ignored), under a top directory not named tine.
+# The release archive of the work tree (tools/release.sh --allow-dirty: the same files as a release,
+# uncommitted changes included), for FetchContent's URL with its sha256.
 source_archive() {
-  (cd "$src" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do [ ! -e "$f" ] || printf '%s\0' "$f"; done |
-    tar --null -T - --transform 's,^,tine-src-archive/,SH' -czf "$tmp/tine.tar.gz") &&
-    echo "archive of $(tar -tzf "$tmp/tine.tar.gz" | wc -l) files"
+  "$src/tools/release.sh" --allow-dirty "$tmp/dist" >release.out 2>&1 || { cat release.out; return 1; }
+  archive="$(tail -n 2 release.out | head -n 1)"
+  sha256="$(tail -n 1 release.out)"
+  echo "$(basename "$archive"), $(tar -tzf "$archive" | wc -l) entries, sha256 $sha256"
 }
 
 echo "cmake: $(cmake --version | head -n 1), pkg-config $(pkg-config --version)," \
@@ -121,10 +122,12 @@ if [ "$failed" -eq 0 ]; then
 fi
 step "add_subdirectory consumer" subdirectory.log consumer subdirectory \
   -DTINE_FROM=subdirectory -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags"
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-  step "source archive" archive.log source_archive
-  step "FetchContent consumer (URL of the archive)" fetch.log consumer fetch \
-    -DTINE_FROM=fetch -DTINE_SOURCE="file://$tmp/tine.tar.gz" -DCMAKE_CXX_FLAGS="$flags"
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ]; then
+  archive="" sha256=""
+  step "release archive" archive.log source_archive  # sets archive and sha256
+  step "FetchContent consumer (URL and SHA256 of the release archive)" fetch.log consumer fetch \
+    -DTINE_FROM=fetch -DTINE_SOURCE="file://$archive" -DTINE_SHA256="$sha256" \
+    -DCMAKE_CXX_FLAGS="$flags"
 else
   step "FetchContent consumer (SOURCE_DIR)" fetch.log consumer fetch \
     -DTINE_FROM=fetch -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags"
