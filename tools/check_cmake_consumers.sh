@@ -100,7 +100,7 @@ pkg_consumer() {
 # The release archive of the work tree (tools/release.sh --allow-dirty: the same files as a release,
 # uncommitted changes included), for FetchContent's URL with its sha256.
 source_archive() {
-  "$src/tools/release.sh" --allow-dirty "$tmp/dist" >release.out 2>&1 || { cat release.out; return 1; }
+  "$src/tools/release.sh" --allow-dirty "$tmp/dist" >release.out || return 1
   archive="$(tail -n 2 release.out | head -n 1)"
   sha256="$(tail -n 1 release.out)"
   echo "$(basename "$archive"), $(tar -tzf "$archive" | wc -l) entries, sha256 $sha256"
