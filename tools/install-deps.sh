@@ -27,6 +27,7 @@ packages=(
   g++               # GCC 12, libstdc++, libgomp and the sanitizer runtimes
   clang-16          # --config=clang (with GCC's libstdc++; OpenMP from libomp-dev below)
   python3           # tools/tally.py
+  cmake pkg-config  # tools/check_cmake_consumers.sh: tine built and used with CMake, pkg-config
   libhwloc-dev hwloc  # topology (library; lstopo to look at the machine)
   libboost-test-dev
   librange-v3-dev

@@ -92,6 +92,16 @@ rc=$?
 echo "=== tools/check_buildifier.sh exited $rc"
 checks+=(--check "buildifier=$rc")
 
+# tine installed with CMake and used through find_package, add_subdirectory, FetchContent and
+# pkg-config (examples/cmake_consumer); about a minute.
+if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then
+  echo "=== tools/check_cmake_consumers.sh"
+  tools/check_cmake_consumers.sh </dev/null
+  rc=$?
+  echo "=== tools/check_cmake_consumers.sh exited $rc"
+  checks+=(--check "cmake-consumers=$rc")
+fi
+
 echo "=== tally"
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3  # Debian's, whatever PATH says

@@ -1,0 +1,39 @@
+// A user's program built with CMake (find_package, add_subdirectory or FetchContent) or with
+// pkg-config against an installed tine: a recursive task and a parallel reduce on a lazy pool.
+// Exits non-zero on a wrong result.
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include <tine/tine.hpp>
+
+namespace {
+
+tine::task<long> fib(int n) {
+  if (n < 2) {
+    co_return n;
+  }
+  long a = 0;
+  long b = 0;
+  co_await tine::fork(&a, fib, n - 1);
+  co_await tine::call(&b, fib, n - 2);
+  co_await tine::join();
+  co_return a + b;
+}
+
+}  // namespace
+
+int main() {
+  tine::lazy_pool<> pool(2);
+  const long f = tine::sync_wait(pool, fib, 25);
+
+  std::vector<long> v(100'000);
+  std::iota(v.begin(), v.end(), 1L);
+  const long sum = tine::reduce(pool, v, 0L, std::plus<>{});
+
+  const bool ok = f == 75025 && sum == 5'000'050'000L;
+  std::printf("tine %s: fib(25) = %ld, reduce(1..100000) = %ld: %s\n", TINE_VERSION_STRING, f, sum,
+              ok ? "ok" : "WRONG");
+  return ok ? 0 : 1;
+}

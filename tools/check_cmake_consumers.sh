@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Checks that tine is usable from CMake and pkg-config the ways docs/build.md describes, in a
+# fresh temporary directory (the source tree is not written to):
+#
+#   1. configure, build (Release, -j2, -Wall -Wextra -Werror) and install tine to a temp prefix;
+#   2. the installed version file accepts find_package(tine 0.1) and rejects 0.2 and 1.0;
+#   3. examples/cmake_consumer with find_package(tine 0.1) against that prefix;
+#   4. the same project with add_subdirectory(tine sources);
+#   5. the same project with FetchContent from the release archive (tools/release.sh
+#      --allow-dirty; file:// URL and sha256), or from the source directory outside a git tree;
+#   6. examples/cmake_consumer/main.cpp built with `pkg-config --cflags --libs tine` (g++, and
+#      clang++-16 when installed);
+#   7. if the tree has policies/topology_flat.cpp: tine built with TINE_WITH_HWLOC=OFF, whose
+#      tine.pc must not require hwloc, and main.cpp built against it.
+#
+# Each consumer runs its programs, which exit non-zero on a wrong result. One line per step
+# ("ok" or "FAIL", with the log's tail on failure); exits non-zero if any step failed.
+# shellcheck disable=SC2317  # the steps are functions called through step()
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+src="$PWD"
+
+tools/install-deps.sh >/dev/null || { echo "FAIL install-deps.sh"; exit 1; }
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/tine-cmake.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+flags="-Wall -Wextra -Werror"
+failed=0
+
+# step NAME LOGFILE COMMAND...: runs the command with its output in the log and prints one line:
+# "ok NAME: <last line of output>" or "FAIL NAME" with the log's tail.
+step() {
+  local name="$1" log="$2"
+  shift 2
+  if "$@" >"$log" 2>&1; then
+    echo "ok   $name: $(tail -n 1 "$log")"
+  else
+    echo "FAIL $name (exit $?); the end of its log:"
+    tail -n 30 "$log" | sed 's/^/    /'
+    failed=1
+  fi
+}
+
+# install_tine BUILD_DIR PREFIX [CMAKE ARGS...]
+install_tine() {
+  local build="$1" prefix="$2"
+  shift 2
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="$flags" "$@" &&
+    cmake --build "$build" -j2 &&
+    cmake --install "$build" --prefix "$prefix" &&
+    echo "installed $(cd "$prefix" && find . -type f | wc -l) files to the prefix"
+}
+
+# consumer BUILD_DIR [CMAKE ARGS...]: configures, builds and runs examples/cmake_consumer.
+consumer() {
+  local build="$1"
+  shift
+  cmake -S "$src/examples/cmake_consumer" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" &&
+    cmake --build "$build" -j2 &&
+    "$build/testing_app" &&
+    "$build/app"
+}
+
+# The package version file alone (SameMinorVersion while tine is 0.x).
+version_rule() {
+  local file="$1/lib/cmake/tine/tineConfigVersion.cmake" want
+  for want in 0.1:TRUE 0.1.0:TRUE 0.0:FALSE 0.2:FALSE 1.0:FALSE; do
+    cat >version.cmake <<EOF
+set(PACKAGE_FIND_VERSION ${want%%:*})
+string(REPLACE "." ";" _parts "\${PACKAGE_FIND_VERSION}")
+list(GET _parts 0 PACKAGE_FIND_VERSION_MAJOR)
+list(GET _parts 1 PACKAGE_FIND_VERSION_MINOR)
+include("$file")
+if(NOT PACKAGE_VERSION_COMPATIBLE STREQUAL "${want#*:}")
+  message(FATAL_ERROR "find_package(tine \${PACKAGE_FIND_VERSION}) against \${PACKAGE_VERSION}: "
+                      "compatible is '\${PACKAGE_VERSION_COMPATIBLE}', expected '${want#*:}'")
+endif()
+EOF
+    cmake -P version.cmake || return 1
+  done
+  echo "tine $(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$file"): find_package 0.1 and" \
+    "0.1.0 accepted; 0.0, 0.2 and 1.0 rejected"
+}
+
+# pkg_consumer PREFIX COMPILER: builds main.cpp with pkg-config's flags only, and runs it.
+pkg_consumer() {
+  local prefix="$1" cxx="$2" out
+  out="$tmp/pc-$(basename "$cxx")-$(basename "$prefix")"
+  local -a pc
+  read -r -a pc <<<"$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tine)" ||
+    return 1
+  echo "$cxx -std=c++20 -O2 $flags main.cpp ${pc[*]}"
+  # shellcheck disable=SC2086  # flags is a list
+  "$cxx" -std=c++20 -O2 $flags "$src/examples/cmake_consumer/main.cpp" "${pc[@]}" -o "$out" &&
+    "$out"
+}
+
+# The release archive of the work tree (tools/release.sh --allow-dirty: the same files as a release,
+# uncommitted changes included), for FetchContent's URL with its sha256.
+source_archive() {
+  "$src/tools/release.sh" --allow-dirty "$tmp/dist" >release.out || return 1
+  archive="$(tail -n 2 release.out | head -n 1)"
+  sha256="$(tail -n 1 release.out)"
+  echo "$(basename "$archive"), $(tar -tzf "$archive" | wc -l) entries, sha256 $sha256"
+}
+
+echo "cmake: $(cmake --version | head -n 1), pkg-config $(pkg-config --version)," \
+  "$(g++ --version | head -n 1)"
+
+step "install (tine built and installed)" install.log install_tine build prefix
+if [ "$failed" -eq 0 ]; then
+  step "version rule (tineConfigVersion.cmake)" version.log version_rule prefix
+  step "find_package consumer" find_package.log consumer find_package \
+    -DCMAKE_PREFIX_PATH="$tmp/prefix"
+  for cxx in g++ clang++-16; do
+    if command -v "$cxx" >/dev/null; then
+      step "pkg-config consumer ($cxx)" "pkg-config-$cxx.log" pkg_consumer "$tmp/prefix" "$cxx"
+    fi
+  done
+fi
+step "add_subdirectory consumer" subdirectory.log consumer subdirectory \
+  -DTINE_FROM=subdirectory -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags"
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ]; then
+  archive="" sha256=""
+  step "release archive" archive.log source_archive  # sets archive and sha256
+  step "FetchContent consumer (URL and SHA256 of the release archive)" fetch.log consumer fetch \
+    -DTINE_FROM=fetch -DTINE_SOURCE="file://$archive" -DTINE_SHA256="$sha256" \
+    -DCMAKE_CXX_FLAGS="$flags"
+else
+  step "FetchContent consumer (SOURCE_DIR)" fetch.log consumer fetch \
+    -DTINE_FROM=fetch -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags"
+fi
+
+# Without hwloc: only when the tree can build it (policies/topology_flat.cpp).
+if [ -f "$src/policies/topology_flat.cpp" ]; then
+  no_hwloc() {
+    install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF || return 1
+    if PKG_CONFIG_PATH="$tmp/prefix-flat/lib/pkgconfig" pkg-config --print-requires tine |
+      grep -q hwloc; then
+      echo "tine.pc of a build without hwloc requires hwloc"
+      return 1
+    fi
+    if nm -u "$tmp/prefix-flat/lib/libtine.a" | grep -q hwloc_; then
+      echo "libtine.a built with TINE_WITH_HWLOC=OFF calls hwloc"
+      return 1
+    fi
+    pkg_consumer "$tmp/prefix-flat" g++
+  }
+  step "pkg-config consumer of tine built with TINE_WITH_HWLOC=OFF" flat.log no_hwloc
+else
+  echo "note: no policies/topology_flat.cpp in this tree; TINE_WITH_HWLOC=OFF not built"
+fi
+
+exit "$failed"
