@@ -2,8 +2,9 @@
 #define TINE_CORE_VERSION_HPP
 
 /// \file version.hpp
-/// tine's version. The same number is in CMakeLists.txt, MODULE.bazel, tine.pc and the release
-/// archive's name (tools/release.sh checks that they agree).
+/// tine's version, the one source of it: CMakeLists.txt reads it from here (and generates tine.pc
+/// and tineConfigVersion.cmake from it), tools/release.sh names the archive after it and refuses
+/// to run when MODULE.bazel says otherwise.
 
 #define TINE_VERSION_MAJOR 0
 #define TINE_VERSION_MINOR 1
