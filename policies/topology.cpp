@@ -167,8 +167,7 @@ machine find_machine() {
   m.cores.reserve(n);
   for (const core_slot& c : slots) {
     const auto dense = std::lower_bound(used_nodes.begin(), used_nodes.end(), c.numa_logical);
-    m.cores.push_back(
-        usable_core{c.pus, static_cast<std::size_t>(dense - used_nodes.begin())});
+    m.cores.push_back(usable_core{c.pus, static_cast<std::size_t>(dense - used_nodes.begin())});
   }
   m.distances.resize(n * n);
   for (std::size_t a = 0; a < n; ++a) {

@@ -22,7 +22,8 @@ if [ $rc -ne 0 ]; then
   echo "check_hwloc_fallback: the demo failed (exit $rc) with hwloc pretended missing" >&2
   exit 1
 fi
-notice="tine: hwloc not found; install it with: apt-get install libhwloc-dev; building tine without it"
+notice="tine: hwloc not found; install it with: apt-get install libhwloc-dev; building tine"
+notice+=" without it"
 if ! grep -qF "$notice" "$log"; then
   echo "check_hwloc_fallback: no notice '$notice' when hwloc is missing" >&2
   exit 1

@@ -8,8 +8,9 @@
 # The default config also builds every target (benchmarks included: without
 # --build_tests_only, `bazel test //...` builds all of //...); the sanitizer and
 # clang configs build only what the tests need. nohwloc (tine built without hwloc) runs only the
-# tests whose code depends on the topology: policies, schedulers, docs and the examples. Tests tagged "manual" are not run (//... skips
-# them). The last line is `N passed, N failed` over all configs (tools/tally.py);
+# tests whose code depends on the topology: policies, schedulers, docs and the examples; then
+# tools/check_hwloc_fallback.sh checks the automatic fallback. Tests tagged "manual" are not run
+# (//... skips them). The last line is `N passed, N failed` over all configs (tools/tally.py);
 # the exit status is non-zero if anything failed or did not build.
 set -uo pipefail
 cd "$(dirname "$0")/.."

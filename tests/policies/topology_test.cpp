@@ -289,8 +289,8 @@ BOOST_AUTO_TEST_CASE(made_up_topologies_say_so) {
   BOOST_TEST(tine::topology::synthetic(1, 2).source() == "synthetic");
   BOOST_TEST(tine::topology::from_distances({0, 0}, {0, 1, 1, 0}).source() == "from_distances");
   // Same places and distances, made differently: the source is part of the value.
-  BOOST_TEST(!(tine::topology::synthetic(1, 2) ==
-               tine::topology::from_distances({0, 0}, {0, 1, 1, 0})));
+  BOOST_TEST(
+      !(tine::topology::synthetic(1, 2) == tine::topology::from_distances({0, 0}, {0, 1, 1, 0})));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
