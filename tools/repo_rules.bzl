@@ -157,6 +157,10 @@ def _system_library_impl(ctx):
 
         # Optional: an empty target and AVAILABLE = False; dependents choose another build.
         notice = "{}; {}".format(hint, ctx.attr.without)
+
+        # print() is how a repository rule says something without failing (Bazel shows it as
+        # DEBUG); the notice is meant to be seen, once per fetch.
+        # buildifier: disable=print
         print("{}\n({})\nOnce it is installed, `bazel sync --only={}` makes the build use it.".format(
             notice,
             why,

@@ -114,7 +114,7 @@ fi
 # The automatic fallback: a machine without hwloc builds the flat topology, with a notice.
 if [[ " ${configs[*]} " == *" nohwloc "* ]]; then
   echo "=== hwloc fallback: tools/check_hwloc_fallback.sh"
-  tools/check_hwloc_fallback.sh
+  tools/check_hwloc_fallback.sh </dev/null
   rc=$?
   echo "=== hwloc fallback exited $rc"
   checks+=(--check "hwloc-fallback=$rc")
