@@ -11,7 +11,8 @@ Bazel fetches a repository only when a target being built uses it, so it costs
 nothing to a consumer who never builds those targets.
 
 Every repository is declared only if the workspace has not declared it already
-(maybe()), so a consumer's own rules_cc or hwloc wins.
+(maybe()), so a consumer's own rules_cc or hwloc wins. hwloc is optional: without it tine
+builds a flat topology (docs/build.md).
 """
 
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
@@ -24,15 +25,25 @@ load(
 )
 
 # The hwloc repository's attributes, shared with extensions.bzl (bzlmod).
+# Optional: without a usable hwloc (2.x) the repository says AVAILABLE = False in
+# @tine_hwloc//:available.bzl, a notice is printed, and //policies builds the flat topology
+# (as with --define=tine_hwloc=off). A workspace that declares its own tine_hwloc must give
+# it an available.bzl too.
 HWLOC_REPOSITORY = dict(
     name = "tine_hwloc",
     library = "hwloc",
     target = "hwloc",
     debian_package = "libhwloc-dev",
     probe = """#include <hwloc.h>
+#if HWLOC_API_VERSION < 0x00020000
+#error "tine needs hwloc 2.x"
+#endif
 int main() { hwloc_topology_t t; if (hwloc_topology_init(&t)) return 1; hwloc_topology_destroy(t); }
 """,
     linkopts = ["-lhwloc"],
+    optional = True,
+    without = "building tine without it: a flat topology (one NUMA node, every cpu its own " +
+              "core) and uniform victims in place of NUMA-weighted ones",
 )
 
 def tine_dependencies():

@@ -67,8 +67,13 @@ int main(int argc, char** argv) {
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   long expected = 0;
   const double serial_ms = millis([&] { expected = serial_fib(n); });
-  std::printf("tine demo: fib(%d) = %ld; plain serial recursion takes %.1f ms\n\n", n, expected,
+  std::printf("tine demo: fib(%d) = %ld; plain serial recursion takes %.1f ms\n", n, expected,
               serial_ms);
+  // How the pools see this machine: "hwloc", or "flat: built without hwloc" (docs/build.md).
+  const tine::topology machine = tine::topology::discover(cores);
+  std::printf("topology: %zu places on %zu NUMA node(s), source: %.*s\n\n", machine.size(),
+              machine.numa_nodes(), static_cast<int>(machine.source().size()),
+              machine.source().data());
   std::printf("%-28s %10s %10s\n", "scheduler", "result", "ms");
 
   bool ok = true;

@@ -24,6 +24,9 @@ namespace tine {
 /// of 1 / r², shared equally by its members: a thief looks close by far more often, however many
 /// places sit far away, yet never starves a remote node.
 ///
+/// On a flat topology (tine built without hwloc: one NUMA node, every other place at distance 1 or
+/// 0) there is one class, so the choice is uniform over the other places.
+///
 /// Places on the same core as the thief (distance 0, only under oversubscription) are counted as
 /// distance 1, together with any places truly at distance 1: they are as near as it gets, and
 /// 1 / 0² has no meaning.

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace tine {
@@ -22,9 +23,14 @@ namespace tine {
 /// It is 0 when i == j and also between two places on the same core (oversubscription).
 ///
 /// A topology is an immutable value: copy it freely, read it from any thread.
+///
+/// tine can be built without hwloc (docs/build.md). Then discover() sees a flat machine: every
+/// usable cpu is a core of its own, all on one NUMA node, all at distance 1 from each other, so
+/// numa_victims picks victims uniformly. `source()` says which happened, and
+/// `discovers_with_hwloc()` tells a program which build it runs on.
 class topology {
  public:
-  /// Asks hwloc for the machine and lays `n_workers` places on it.
+  /// Asks hwloc for the machine and lays `n_workers` places on it (without hwloc, see below).
   ///
   /// - Only the cpus this process may run on count: the union of the bindings of its threads
   ///   (what `taskset` or `sched_setaffinity` set) within hwloc's allowed set (cgroup cpusets).
@@ -39,9 +45,18 @@ class topology {
   /// - Caches that add no structure (a private L2 under each core) are left out of the tree,
   ///   so distances count the levels at which cores actually share something.
   ///
+  /// Built without hwloc, the usable cpus (the union of the affinities of the process's threads,
+  /// from sched_getaffinity; elsewhere than Linux, std::thread::hardware_concurrency() cpus that
+  /// cannot be pinned) are the cores, in increasing order, all on NUMA node 0, distance 1 apart.
+  /// Placement and wrapping follow the rules above, each cpu being its own core.
+  ///
   /// Throws std::invalid_argument when n_workers == 0 and std::runtime_error when hwloc cannot
-  /// load the topology.
+  /// load the topology (or, without hwloc, when the process's cpus cannot be read).
   static topology discover(std::size_t n_workers);
+
+  /// Whether discover() asks hwloc in this build of tine: false when tine was built without
+  /// hwloc (on purpose, or because hwloc was missing), and discover() then sees a flat machine.
+  static bool discovers_with_hwloc() noexcept;
 
   /// A made-up machine of `nodes` NUMA nodes with `cores_per_node` cores each: place k is on
   /// node k / cores_per_node, distance 1 within a node and 2 across nodes (a machine / node /
@@ -58,6 +73,11 @@ class topology {
   /// has a zero diagonal; the node indices are dense (every index from 0 to the largest is used).
   static topology from_distances(std::vector<std::size_t> numa_node_of_place,
                                  std::vector<unsigned> distances);
+
+  /// How this topology was made, printable as it is: "hwloc" (discover() with hwloc),
+  /// "flat: built without hwloc" (discover() in a build without hwloc: one NUMA node, uniform
+  /// distances), "synthetic" or "from_distances".
+  std::string_view source() const noexcept { return m_source; }
 
   /// The number of places (workers); at least 1.
   std::size_t size() const noexcept { return m_places.size(); }
@@ -76,6 +96,7 @@ class topology {
   /// Throws std::out_of_range if i or j >= size().
   unsigned distance(std::size_t i, std::size_t j) const;
 
+  /// Equal when the places, the distances and the source are.
   friend bool operator==(const topology&, const topology&) = default;
 
  private:
@@ -85,11 +106,12 @@ class topology {
     friend bool operator==(const place&, const place&) = default;
   };
 
-  topology(std::vector<place> places, std::vector<unsigned> distances);
+  topology(std::vector<place> places, std::vector<unsigned> distances, std::string_view source);
 
   std::vector<place> m_places;
   std::vector<unsigned> m_distances;  // row-major size() x size()
   std::size_t m_numa_nodes;
+  std::string_view m_source;  // always a string literal
 };
 
 /// Binds the calling thread to the cpu of `topo`'s place `place`.

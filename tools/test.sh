@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: `bazel test //...` in each config, then one tally.
 #
-#   tools/test.sh                 # default, asan, tsan and clang
-#   tools/test.sh default         # or any of: default asan tsan ubsan clang
+#   tools/test.sh                 # default, asan, tsan, clang and nohwloc
+#   tools/test.sh default         # or any of: default asan tsan ubsan clang nohwloc
 #   tools/test.sh asan clang
 #
 # The default config also builds every target (benchmarks included: without
 # --build_tests_only, `bazel test //...` builds all of //...); the sanitizer and
-# clang configs build only what the tests need. Tests tagged "manual" are not run (//... skips
-# them). The last line is `N passed, N failed` over all configs (tools/tally.py);
+# clang configs build only what the tests need. nohwloc (tine built without hwloc) runs only the
+# tests whose code depends on the topology: policies, schedulers, docs and the examples; then
+# tools/check_hwloc_fallback.sh checks the automatic fallback. Tests tagged "manual" are not run
+# (//... skips them). The last line is `N passed, N failed` over all configs (tools/tally.py);
 # the exit status is non-zero if anything failed or did not build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(default asan tsan clang)
+[ ${#configs[@]} -gt 0 ] || configs=(default asan tsan clang nohwloc)
 for c in "${configs[@]}"; do
   case "$c" in
-    default | asan | tsan | ubsan | clang) ;;
-    *) echo "test.sh: unknown config '$c' (use default, asan, tsan, ubsan or clang)" >&2; exit 2 ;;
+    default | asan | tsan | ubsan | clang | nohwloc) ;;
+    *) echo "test.sh: unknown config '$c' (use default, asan, tsan, ubsan, clang or nohwloc)" >&2
+       exit 2 ;;
   esac
 done
 
@@ -48,11 +51,17 @@ for c in "${configs[@]}"; do
   if [ "$c" = clang ]; then
     extra+=(--test_tag_filters=-no-clang)
   fi
-  echo "=== bazel test ${extra[*]} //...   [$c]"
+  # Without hwloc only topology discovery changes: the layers above it are what to re-test.
+  targets=(//...)
+  if [ "$c" = nohwloc ]; then
+    targets=(//tests/policies/... //tests/schedulers/... //tests/docs/... //examples/...)
+  fi
+  echo "=== bazel test ${extra[*]} ${targets[*]}   [$c]"
   start=$SECONDS
   # Exit codes are judged by tally.py from the build event stream (3 = tests
   # failed, 1 = build failed, 4 = no tests), so do not stop here.
-  bazel test "${common[@]}" "${extra[@]}" --build_event_json_file="$out/$c.json" //... </dev/null
+  bazel test "${common[@]}" "${extra[@]}" --build_event_json_file="$out/$c.json" \
+    "${targets[@]}" </dev/null
   echo "=== [$c] bazel exited $? after $((SECONDS - start)) s"
   beps+=("$out/$c.json")
 done
@@ -100,6 +109,15 @@ if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then
   rc=$?
   echo "=== tools/check_cmake_consumers.sh exited $rc"
   checks+=(--check "cmake-consumers=$rc")
+fi
+
+# The automatic fallback: a machine without hwloc builds the flat topology, with a notice.
+if [[ " ${configs[*]} " == *" nohwloc "* ]]; then
+  echo "=== hwloc fallback: tools/check_hwloc_fallback.sh"
+  tools/check_hwloc_fallback.sh </dev/null
+  rc=$?
+  echo "=== hwloc fallback exited $rc"
+  checks+=(--check "hwloc-fallback=$rc")
 fi
 
 echo "=== tally"

@@ -173,6 +173,36 @@ BOOST_AUTO_TEST_CASE(works_on_the_discovered_machine) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(discovered_machine_follows_eq6_and_flat_is_uniform) {
+  // 6 workers: more than this machine's cpus in most places, so some places share a cpu.
+  const tine::topology topo = tine::topology::discover(6);
+  const tine::numa_victims policy{topo};
+  tine::xoshiro256ss rng{6};
+  for (std::size_t thief = 0; thief < topo.size(); ++thief) {
+    const std::vector<double> freq = frequencies(policy, thief, 60'000, rng);
+    for (std::size_t j = 0; j < topo.size(); ++j) {
+      BOOST_TEST_CONTEXT("thief " << thief << ", victim " << j << ", topology " << topo.source()) {
+        BOOST_TEST(policy.probability(thief, j) == eq6_probability(topo, thief, j),
+                   boost::test_tools::tolerance(1e-12));
+        BOOST_TEST(std::abs(freq[j] - eq6_probability(topo, thief, j)) < 0.01);
+        if (!tine::topology::discovers_with_hwloc()) {
+          // Built without hwloc: one NUMA node, every distance 0 or 1, so numa_victims degrades
+          // to uniform choice: every other worker can be a victim, each with 1 / (n - 1).
+          const double uniform = thief == j ? 0.0 : 1.0 / 5;
+          BOOST_TEST(policy.probability(thief, j) == uniform, boost::test_tools::tolerance(1e-12));
+          if (thief != j) {
+            BOOST_TEST(freq[j] > 0.0);
+          }
+        }
+      }
+    }
+  }
+  if (!tine::topology::discovers_with_hwloc()) {
+    BOOST_TEST(topo.source() == "flat: built without hwloc");
+    BOOST_TEST(topo.numa_nodes() == 1U);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(concurrent_thieves_share_one_policy) {
   // next_victim is const and reads immutable tables; run it from several threads at once (a
   // data race here would show under ThreadSanitizer).

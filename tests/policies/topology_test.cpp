@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
@@ -169,6 +170,13 @@ BOOST_AUTO_TEST_CASE(hwloc_synthetic_two_numa_nodes) {
   const env_guard fake{"HWLOC_SYNTHETIC", "pack:2 [numa] l3:1 l2:4 core:1 pu:2"};
   const tine::topology topo = tine::topology::discover(16);
   check_well_formed(topo);
+  if (!tine::topology::discovers_with_hwloc()) {
+    // Without hwloc nobody reads HWLOC_SYNTHETIC: the real cpus, flat, one node.
+    BOOST_TEST(topo.source() == "flat: built without hwloc");
+    BOOST_TEST(topo.numa_nodes() == 1U);
+    return;
+  }
+  BOOST_TEST(topo.source() == "hwloc");
   BOOST_TEST(topo.numa_nodes() == 2U);
   for (std::size_t k = 0; k < 16; ++k) {
     const std::size_t core = k % 8;
@@ -190,10 +198,99 @@ BOOST_AUTO_TEST_CASE(hwloc_synthetic_shared_l2_is_a_level) {
   const env_guard fake{"HWLOC_SYNTHETIC", "pack:1 [numa] l2:2 core:2 pu:1"};
   const tine::topology topo = tine::topology::discover(4);
   BOOST_TEST(topo.numa_nodes() == 1U);
+  if (!tine::topology::discovers_with_hwloc()) {
+    // Flat: no level between the machine and its cpus, so no distance above 1.
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      for (std::size_t j = 0; j < topo.size(); ++j) {
+        BOOST_TEST(topo.distance(i, j) <= 1U);
+      }
+    }
+    return;
+  }
   BOOST_TEST(topo.distance(0, 1) == 1U);
   BOOST_TEST(topo.distance(0, 2) == 2U);
   BOOST_TEST(topo.distance(2, 3) == 1U);
   BOOST_TEST(topo.distance(1, 3) == 2U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(topology_source)
+
+BOOST_AUTO_TEST_CASE(discovered_topology_says_how_it_was_found) {
+  const tine::topology topo = tine::topology::discover(3);
+  if (tine::topology::discovers_with_hwloc()) {
+    BOOST_TEST(topo.source() == "hwloc");
+  } else {
+    BOOST_TEST(topo.source() == "flat: built without hwloc");
+  }
+  BOOST_TEST((topo.source() == "hwloc") == tine::topology::discovers_with_hwloc());
+}
+
+BOOST_AUTO_TEST_CASE(flat_build_is_one_node_of_equidistant_cpus) {
+  // Both builds: as many places as allowed cpus land on distinct cpus; only the hwloc build may
+  // find more than one NUMA node or more than one level between them.
+  const std::vector<unsigned> allowed = allowed_cpus();
+  const tine::topology topo = tine::topology::discover(allowed.size());
+  check_well_formed(topo);
+  std::set<unsigned> cpus;
+  for (std::size_t i = 0; i < topo.size(); ++i) {
+    cpus.insert(*topo.cpu(i));
+  }
+  if (!tine::topology::discovers_with_hwloc()) {
+    // Without hwloc every allowed cpu is a core: one place on each, in increasing order.
+    BOOST_TEST(topo.numa_nodes() == 1U);
+    BOOST_TEST((std::vector<unsigned>(cpus.begin(), cpus.end()) == allowed));
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      BOOST_TEST(*topo.cpu(i) == allowed[i]);
+      for (std::size_t j = 0; j < topo.size(); ++j) {
+        BOOST_TEST(topo.distance(i, j) == (i == j ? 0U : 1U));
+      }
+    }
+  } else {
+    // hwloc may put two places on hardware threads of one core: distinct cpus can be at distance
+    // 0, but places on one cpu always are, and no more cpus are used than allowed.
+    BOOST_TEST(cpus.size() <= allowed.size());
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      for (std::size_t j = 0; j < topo.size(); ++j) {
+        if (topo.cpu(i) == topo.cpu(j)) {
+          BOOST_TEST(topo.distance(i, j) == 0U);
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_pinned_thread_sees_the_whole_process) {
+  // Discovering from a thread pinned to one cpu sees the union of the affinities of the process's
+  // threads (hwloc's process binding on Linux; the flat build reads every thread's affinity), so a
+  // pool made from inside another pool's pinned worker still gets every cpu.
+  const std::vector<unsigned> allowed = allowed_cpus();
+  const tine::topology from_main = tine::topology::discover(allowed.size());
+  std::optional<tine::topology> from_pinned;
+  bool pinned = false;
+  std::thread thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(allowed.back(), &one);
+    pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    from_pinned = tine::topology::discover(allowed.size());
+  });
+  thread.join();
+  BOOST_REQUIRE(pinned);
+  BOOST_REQUIRE(from_pinned.has_value());
+  BOOST_TEST((*from_pinned == from_main));
+  if (!tine::topology::discovers_with_hwloc()) {
+    BOOST_TEST(*from_pinned->cpu(from_pinned->size() - 1) == allowed.back());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(made_up_topologies_say_so) {
+  BOOST_TEST(tine::topology::synthetic(1, 2).source() == "synthetic");
+  BOOST_TEST(tine::topology::from_distances({0, 0}, {0, 1, 1, 0}).source() == "from_distances");
+  // Same places and distances, made differently: the source is part of the value.
+  BOOST_TEST(
+      !(tine::topology::synthetic(1, 2) == tine::topology::from_distances({0, 0}, {0, 1, 1, 0})));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

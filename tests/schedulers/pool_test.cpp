@@ -96,6 +96,20 @@ BOOST_AUTO_TEST_CASE(default_arguments_deduce_numa_victims) {
   BOOST_TEST(tine::sync_wait(lazy, fib, 15) == 610);
 }
 
+BOOST_AUTO_TEST_CASE_TEMPLATE(topology_says_how_it_was_found, Pool, pool_types) {
+  // Pools run in both builds; without hwloc the pool's topology says so and is one NUMA node.
+  Pool pool(3);
+  BOOST_TEST(tine::sync_wait(pool, fib, 18) == 2584);
+  const tine::topology& topo = pool.topology();
+  BOOST_TEST(topo.size() == 3U);
+  if (tine::topology::discovers_with_hwloc()) {
+    BOOST_TEST(topo.source() == "hwloc");
+  } else {
+    BOOST_TEST(topo.source() == "flat: built without hwloc");
+    BOOST_TEST(topo.numa_nodes() == 1U);
+  }
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(zero_workers_throw, Pool, pool_types) {
   const bool busy = std::is_same_v<Pool, tine::busy_pool<typename Pool::policy_type>>;
   const std::string expected = std::string("tine::") + (busy ? "busy_pool" : "lazy_pool") +

@@ -1,0 +1,44 @@
+#ifndef TINE_POLICIES_DETAIL_MACHINE_HPP
+#define TINE_POLICIES_DETAIL_MACHINE_HPP
+
+/// \file machine.hpp
+/// Internal: what topology::discover() needs from a way of finding the machine. Two files
+/// implement these functions, and a build compiles exactly one of them: policies/topology.cpp
+/// asks hwloc, policies/topology_flat.cpp (tine built without hwloc) sees a flat machine.
+/// Everything else about topologies is in policies/topology_common.cpp, shared by both.
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace tine::detail {
+
+/// A core this process may use: the OS indices of its usable hardware threads (at least one,
+/// in the order workers wrap onto them) and its NUMA node, already dense (0, 1, ... in order).
+struct usable_core {
+  std::vector<unsigned> cpus;
+  std::size_t numa_node;
+};
+
+/// The usable cores in placement order and the topological distance between any two of them
+/// (row-major cores.size() x cores.size(), zero diagonal, symmetric).
+struct machine {
+  std::vector<usable_core> cores;
+  std::vector<unsigned> distances;
+};
+
+/// Finds the machine; at least one core. Throws std::runtime_error, its message starting with
+/// "tine::topology::discover: ", when it cannot.
+machine find_machine();
+
+/// What topology::source() says for a discovered topology: "hwloc" or
+/// "flat: built without hwloc" (a string literal).
+std::string_view discovery_source() noexcept;
+
+/// Binds the calling thread to one cpu where Linux's pthread_setaffinity_np is not available;
+/// false if that cannot be done.
+bool bind_thread_elsewhere(unsigned cpu) noexcept;
+
+}  // namespace tine::detail
+
+#endif  // TINE_POLICIES_DETAIL_MACHINE_HPP
