@@ -12,9 +12,10 @@ STATES = ("busy", "stealing", "asleep")  # index = state code in the page's data
 # Instants counted per worker and shown as their own columns; other names are counted as "other".
 KNOWN_INSTANTS = ("submission", "stacklet_alloc", "stacklet_free", "join_suspend", "join_resume",
                   "wake")
-# Adjacent spans whose end/start differ by less than this (µs) are not an overlap: the producer's
-# timestamps are fractional microseconds and may carry rounding in the last digit.
-OVERLAP_TOLERANCE_US = 0.0005
+# A span may start this much (µs) before the previous one ends without being an overlap: a
+# producer that rounds "ts" and "dur" to whole nanoseconds separately can be 1 ns off. Such a span
+# is moved to start where the previous one ends.
+OVERLAP_TOLERANCE_US = 0.002
 
 
 class TraceError(Exception):
@@ -162,7 +163,7 @@ def build_model(doc):
             if b[0] < a[1] - OVERLAP_TOLERANCE_US:
                 raise TraceError(f"traceEvents[{b[3]}]: state span of worker {w} starts at "
                                  f"{b[0]} us, inside the span traceEvents[{a[3]}] "
-                                 f"({a[0]} to {a[1]} us); a worker's state spans must not "
+                                 f"({a[0]} to {round(a[1], 6)} us); a worker's state spans must not "
                                  "overlap")
         starts, durs, prev = [], [], 0
         for (a, b, _, _) in s:
