@@ -7,9 +7,10 @@
 #   tools/check_trace_viewer.sh TRACE.json    # a given trace, e.g. one tine's trace observer wrote
 #
 # Steps: malformed traces must be rejected with the right message; the page is generated; Chromium
-# dumps the DOM after the page's script ran and takes a 1400x1000 screenshot; the DOM must report
-# the trace's worker count, steal count, per-worker busy/stealing/asleep times, steal matrix and
-# names, and the screenshot must be a PNG showing the state and steal colours; finally the
+# dumps the DOM after the page's script ran (and tried its zoom/pan/hover controls with synthetic
+# events) and takes a 1400x1000 screenshot; the DOM must report the trace's worker count, steal
+# count, per-worker busy/stealing/asleep times, steal matrix and names, and working controls, and
+# the screenshot must be a PNG showing the state and steal colours; finally the
 # comparison itself must catch deliberately wrong pages. Exit status 1 on any failure.
 #
 # Chromium is Debian's package (tools/install-deps.sh --chromium; ~120 MB, about 30 s to install).
@@ -73,7 +74,9 @@ fi
 chrome=(chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage
         --user-data-dir="$work/profile" --virtual-time-budget=10000 --window-size=1400,1000)
 t0=$SECONDS
-timeout 120 "${chrome[@]}" --dump-dom "file://$page" >"$work/dom.html" 2>"$work/chromium.log" ||
+# #interact: the page also drives its own controls with synthetic events (see viewer.js).
+timeout 120 "${chrome[@]}" --dump-dom "file://$page#interact" >"$work/dom.html" \
+  2>"$work/chromium.log" ||
   { cat "$work/chromium.log" >&2; fail "chromium --dump-dom failed"; }
 timeout 120 "${chrome[@]}" --run-all-compositor-stages-before-draw --hide-scrollbars \
   --screenshot="$work/shot.png" "file://$page" >>"$work/chromium.log" 2>&1 ||

@@ -105,6 +105,10 @@ def compare(exp, dom, fixture=None):
         raise Mismatch("page did not render: data-tine-rendered="
                        f"{b.get('data-tine-rendered')!r}, error: {b.get('data-tine-error')!r}")
 
+    if b.get("data-interaction") != "ok":
+        raise Mismatch(f"the page's controls misbehaved (opened with #interact): "
+                       f"{b.get('data-interaction')!r}")
+
     def num(attrs, key, where):
         if key not in attrs:
             raise Mismatch(f"{where} has no {key}")
@@ -153,7 +157,8 @@ def compare(exp, dom, fixture=None):
                 same(f"fixture worker {w} {s} µs", pw[s + "_ns"] / 1000, exp["us"][w][s], 1e-6)
             same(f"fixture worker {w} steals made", pw["steals_made"], exp["made"][w])
     return (f"{n} tracks, {exp['steals']} steals, busy {b['data-busy-us']} µs, per-worker times, "
-            f"steal matrix and names agree; rendered in {b.get('data-render-ms')} ms")
+            f"steal matrix and names agree; controls work; rendered in "
+            f"{b.get('data-render-ms')} ms")
 
 
 # ---- the screenshot ----------------------------------------------------------------------------
@@ -211,7 +216,7 @@ def decode_png(path):
     return w, h, ch, rows
 
 
-def check_screenshot(path, want_w, want_h, exp):
+def check_screenshot(path, want_w, want_h, exp, dom):
     size = os.path.getsize(path)
     if size < 10_000:
         raise Mismatch(f"screenshot {path} is only {size} bytes")
@@ -225,19 +230,32 @@ def check_screenshot(path, want_w, want_h, exp):
             counts[px] = counts.get(px, 0) + 1
     if len(counts) < 20:
         raise Mismatch(f"screenshot has only {len(counts)} distinct colours: nothing was drawn")
+    # The state and steal colours are looked for inside the timeline's canvas only (the legend,
+    # the utilisation chart and the tables use them too).
+    try:
+        x0, y0, cw, chh = (int(v) for v in dom.body["data-timeline-rect"].split(","))
+    except (KeyError, ValueError):
+        raise Mismatch("the page did not report where its timeline is (data-timeline-rect)")
+    if cw < 100 or chh < 20 or x0 < 0 or y0 < 0 or x0 + cw > w or y0 + 10 > h:
+        raise Mismatch(f"timeline rectangle {x0},{y0} {cw}x{chh} is not inside the screenshot")
+    timeline = {}
+    for row in rows[y0:min(h, y0 + chh)]:
+        for x in range(x0 * ch, (x0 + cw) * ch, ch):
+            px = row[x:x + 3]
+            timeline[px] = timeline.get(px, 0) + 1
     # Each colour the trace calls for: states with a visible share of the time, steals if any.
     total = sum(u[s] for u in exp["us"] for s in STATES)
     wanted = [s for s in STATES if sum(u[s] for u in exp["us"]) > 0.005 * total]
     wanted += ["steal"] if exp["steals"] else []
     for what in wanted:
         rgb = PAINT_COLOURS[what]
-        got = counts.get(bytes(rgb), 0)
+        got = timeline.get(bytes(rgb), 0)
         if got < 30:
-            raise Mismatch(f"screenshot has {got} pixels of the {what} colour #%02x%02x%02x: "
-                           "the timeline was not painted" % rgb)
+            raise Mismatch(f"the timeline has {got} pixels of the {what} colour #%02x%02x%02x: "
+                           "it was not painted" % rgb)
     top = sorted(counts.values(), reverse=True)[0]
-    return (f"screenshot {w}x{h}, {size} bytes, {len(counts)} colours, colours of "
-            f"{'/'.join(wanted) or 'nothing (no states or steals)'} present, most common colour {100 * top / (w * h):.0f}% of pixels")
+    return (f"screenshot {w}x{h}, {size} bytes, {len(counts)} colours; the timeline shows the "
+            f"colours of {'/'.join(wanted) or 'nothing (no states or steals)'}; most common colour {100 * top / (w * h):.0f}% of pixels")
 
 
 # ---- proving the check can fail ----------------------------------------------------------------
@@ -294,6 +312,7 @@ def selftest(exp, dom):
         ("body", "data-steals", lambda v: str(int(v) + 1)),
         ("body", "data-tracks", lambda v: str(int(v) - 1)),
         ("body", "data-tine-rendered", lambda v: "0"),
+        ("body", "data-interaction", lambda v: "the wheel did not zoom in"),
         ("w0-busy-us", "data-value",
          lambda v: f"{float(v) + 2 * SPAN_TOL_US * exp['spans'][0] + 0.01:.3f}"),
         ("w1-steals-suffered", "data-value", lambda v: str(int(v) + 1)),
@@ -334,9 +353,9 @@ def main(argv):
                     fixture = json.load(f)
             elif len(argv) != 4:
                 raise SystemExit(__doc__)
-            exp = expected_from_trace(argv[1])
-            print("check_page: " + compare(exp, read_dom(argv[2]), fixture))
-            print("check_page: " + check_screenshot(argv[3], 1400, 1000, exp))
+            exp, dom = expected_from_trace(argv[1]), read_dom(argv[2])
+            print("check_page: " + compare(exp, dom, fixture))
+            print("check_page: " + check_screenshot(argv[3], 1400, 1000, exp, dom))
         elif len(argv) == 3 and argv[0] == "rejects":
             print("check_page: " + check_rejects(argv[1], argv[2]))
         elif len(argv) == 3 and argv[0] == "selftest":

@@ -598,6 +598,44 @@
     body.setAttribute('data-bench-draw-max-ms', times[times.length - 1].toFixed(1));
   }
 
+  // The check's test of the controls (open the page with #interact): synthetic wheel, drag,
+  // hover, button and double-click events must change the view as a user's would. Writes "ok" or
+  // what went wrong to data-interaction on <body>, and leaves the whole trace in view.
+  function interact(v) {
+    const c = $('timeline'), r = c.getBoundingClientRect(), bad = [];
+    const x = r.left + LABEL_W + v.plotW(v.tl.w) / 2;
+    const y = r.top + AXIS_H + v.rowGap + v.rowH / 2;
+    const at = (dx) => ({ clientX: x + dx, clientY: y, bubbles: true, cancelable: true });
+    const span = () => v.v1 - v.v0;
+    const full = v.d.endNs;
+    const zoomable = full >= 1000;  // setView keeps at least 50 ns in view
+    const expect = (ok, what) => { if (!ok) bad.push(what); };
+
+    c.dispatchEvent(new WheelEvent('wheel', Object.assign({ deltaY: -400 }, at(0))));
+    expect(!zoomable || span() < 0.7 * full, `wheel did not zoom in (${span()} of ${full} ns shown)`);
+    const v0 = v.v0, s0 = span();
+    c.dispatchEvent(new MouseEvent('mousedown', at(0)));
+    window.dispatchEvent(new MouseEvent('mousemove', at(100)));
+    window.dispatchEvent(new MouseEvent('mouseup', at(100)));
+    expect(!zoomable || v.v0 < v0 && Math.abs(span() - s0) < 1e-6 * full + 1,
+           `dragging right did not pan to earlier times (${v0} -> ${v.v0})`);
+    c.dispatchEvent(new MouseEvent('mousemove', at(0)));
+    const tip = $('tooltip');
+    expect(!tip.hidden && tip.textContent.startsWith(v.d.names[0]),
+           `hovering track 0 showed no tooltip for it (${JSON.stringify(tip.textContent)})`);
+    const s1 = span();
+    $('zoom-out').click();
+    expect(span() > 1.5 * s1 || span() === full, 'the zoom-out button did not zoom out');
+    $('zoom-reset').click();
+    expect(v.v0 === 0 && v.v1 === full, 'the reset button did not show the whole trace');
+    $('zoom-in').click();
+    expect(!zoomable || span() < 0.75 * full, 'the zoom-in button did not zoom in');
+    c.dispatchEvent(new MouseEvent('dblclick', at(0)));
+    expect(v.v0 === 0 && v.v1 === full, 'double-click did not show the whole trace');
+    v.draw();
+    body.setAttribute('data-interaction', bad.length ? bad.join('; ') : 'ok');
+  }
+
   function main() {
     const t0 = performance.now();
     const raw = JSON.parse($('trace-data').textContent);
@@ -618,8 +656,12 @@
     body.setAttribute('data-spans', String(d.tracks.reduce((a, tr) => a + tr.n, 0)));
     body.setAttribute('data-parse-ms', (tParsed - t0).toFixed(1));
     body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
+    const rect = $('timeline').getBoundingClientRect();  // where the check looks for its colours
+    body.setAttribute('data-timeline-rect', [rect.left + scrollX, rect.top + scrollY, rect.width,
+                                             rect.height].map(Math.round).join(','));
     body.setAttribute('data-tine-rendered', '1');
     if (location.hash === '#bench') bench(v);
+    if (location.hash === '#interact') interact(v);
   }
 
   try {
