@@ -68,8 +68,12 @@ def main(argv):
         print(f"trace_view: {a.trace}: {e}", file=sys.stderr)
         return 1
     page = render(model, os.path.basename(a.trace))
-    with open(a.output, "w", encoding="utf-8") as f:
-        f.write(page)
+    try:
+        with open(a.output, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as e:
+        print(f"trace_view: cannot write {a.output}: {e.strerror}", file=sys.stderr)
+        return 1
     if not a.quiet:
         m = model["meta"]
         spans = sum(len(s["d"]) for s in model["spans"])

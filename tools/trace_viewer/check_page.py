@@ -255,7 +255,8 @@ def check_screenshot(path, want_w, want_h, exp, dom):
                            "it was not painted" % rgb)
     top = sorted(counts.values(), reverse=True)[0]
     return (f"screenshot {w}x{h}, {size} bytes, {len(counts)} colours; the timeline shows the "
-            f"colours of {'/'.join(wanted) or 'nothing (no states or steals)'}; most common colour {100 * top / (w * h):.0f}% of pixels")
+            f"colours of {'/'.join(wanted) or 'nothing (no states or steals)'}; most common "
+            f"colour {100 * top / (w * h):.0f}% of pixels")
 
 
 # ---- proving the check can fail ----------------------------------------------------------------

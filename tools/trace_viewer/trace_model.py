@@ -163,8 +163,8 @@ def build_model(doc):
             if b[0] < a[1] - OVERLAP_TOLERANCE_US:
                 raise TraceError(f"traceEvents[{b[3]}]: state span of worker {w} starts at "
                                  f"{b[0]} us, inside the span traceEvents[{a[3]}] "
-                                 f"({a[0]} to {round(a[1], 6)} us); a worker's state spans must not "
-                                 "overlap")
+                                 f"({a[0]} to {round(a[1], 6)} us); a worker's state spans "
+                                 "must not overlap")
         starts, durs, prev = [], [], 0
         for (a, b, _, _) in s:
             sa = ns(a)

@@ -612,7 +612,8 @@
     const expect = (ok, what) => { if (!ok) bad.push(what); };
 
     c.dispatchEvent(new WheelEvent('wheel', Object.assign({ deltaY: -400 }, at(0))));
-    expect(!zoomable || span() < 0.7 * full, `wheel did not zoom in (${span()} of ${full} ns shown)`);
+    expect(!zoomable || span() < 0.7 * full,
+           `wheel did not zoom in (${span()} of ${full} ns shown)`);
     const v0 = v.v0, s0 = span();
     c.dispatchEvent(new MouseEvent('mousedown', at(0)));
     window.dispatchEvent(new MouseEvent('mousemove', at(100)));
