@@ -30,6 +30,8 @@
 # Chromium's stderr (D-Bus complaints, a harmless "unexpected operator" from Debian's wrapper
 # script) goes to a log that is printed only when something fails.
 set -uo pipefail
+# A trace given relative to the caller's directory, made absolute before leaving it.
+[ $# -ge 1 ] && [ -e "$1" ] && set -- "$(readlink -f "$1")" "${@:2}"
 cd "$(dirname "$0")/.."
 
 python=python3

@@ -147,7 +147,6 @@
     this.rowH = Math.max(8, Math.min(24, Math.floor(560 / this.W)));
     this.rowGap = this.rowH >= 16 ? 4 : 1;
     this.showSteals = true;
-    this.lastDrawMs = 0;
     this.pending = false;
   }
 
@@ -166,10 +165,8 @@
   };
 
   Viewer.prototype.draw = function () {
-    const t0 = performance.now();
     this.drawTimeline();
     this.drawUtilisation();
-    this.lastDrawMs = performance.now() - t0;
     $('view-range').textContent =
         `${fmtDur(this.v0)} – ${fmtDur(this.v1)} (${fmtDur(this.v1 - this.v0)} shown)`;
   };
