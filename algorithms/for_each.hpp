@@ -13,6 +13,8 @@
 /// elements in no particular order. If `f` throws, the first exception is rethrown to the caller
 /// after every piece already started has finished; pieces not yet started may be skipped.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>

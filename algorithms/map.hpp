@@ -15,6 +15,8 @@
 /// throws, the first exception reaches the caller after every piece already started has
 /// finished, and the output is partly written.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>

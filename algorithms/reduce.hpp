@@ -17,6 +17,8 @@
 /// never on the heap. `op` and the transform are called concurrently; if one throws, the first
 /// exception reaches the caller after every piece already started has finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>

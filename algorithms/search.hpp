@@ -16,6 +16,8 @@
 /// predicate is called concurrently; if it throws, the first exception reaches the caller after
 /// every piece already started has finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <functional>

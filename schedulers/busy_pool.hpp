@@ -8,6 +8,8 @@
 /// about one core-second per second per worker (it yields the core to other runnable threads,
 /// but never sleeps). See docs/schedulers.md.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <cstdint>
 #include <thread>

@@ -22,6 +22,8 @@
 /// epoch: a waiter could miss a notification only if exactly 2^32 notifications happened between
 /// its prepare_wait and its commit_wait, which we accept.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstdint>
 

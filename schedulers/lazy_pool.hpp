@@ -18,6 +18,8 @@
 ///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake.
 /// - `schedule` queues on one worker and wakes that worker (only it can pop its queue).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

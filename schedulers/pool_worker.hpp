@@ -9,6 +9,8 @@
 /// submission queue, waking it if it sleeps), and `tine::sync_wait(pool.worker(i), fn)` starts a
 /// root task there.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 
 #include <tine/core/concepts.hpp>

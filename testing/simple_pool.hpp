@@ -8,6 +8,8 @@
 /// when idle. Tests use it to exercise stealing without depending on tine's own pools, and the
 /// conformance kit checks it like any other scheduler.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
