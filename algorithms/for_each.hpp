@@ -91,6 +91,7 @@ struct for_each_fn {
   }
 };
 
+/// The blocking for_each: see for_each_fn.
 inline constexpr for_each_fn for_each{};
 
 namespace async {
@@ -123,6 +124,7 @@ struct for_each_fn {
   }
 };
 
+/// The task form of for_each: see async::for_each_fn.
 inline constexpr for_each_fn for_each{};
 
 }  // namespace async

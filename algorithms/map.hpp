@@ -103,6 +103,7 @@ struct map_fn {
   }
 };
 
+/// The blocking map: see map_fn.
 inline constexpr map_fn map{};
 
 namespace async {
@@ -131,6 +132,7 @@ struct map_fn {
   }
 };
 
+/// The task form of map: see async::map_fn.
 inline constexpr map_fn map{};
 
 }  // namespace async

@@ -234,6 +234,7 @@ struct reduce_fn {
   }
 };
 
+/// The blocking reduce: see reduce_fn.
 inline constexpr reduce_fn reduce{};
 
 /// Blocking transform_reduce: `init op transform(x0) op transform(x1) ...`, or with two inputs
@@ -274,6 +275,7 @@ struct transform_reduce_fn {
   }
 };
 
+/// The blocking transform_reduce: see transform_reduce_fn.
 inline constexpr transform_reduce_fn transform_reduce{};
 
 namespace async {
@@ -314,6 +316,7 @@ struct reduce_fn {
   }
 };
 
+/// The task form of reduce: see async::reduce_fn.
 inline constexpr reduce_fn reduce{};
 
 /// Task form of transform_reduce (one or two inputs), as `tine::transform_reduce` without the
@@ -365,6 +368,7 @@ struct transform_reduce_fn {
   }
 };
 
+/// The task form of transform_reduce: see async::transform_reduce_fn.
 inline constexpr transform_reduce_fn transform_reduce{};
 
 }  // namespace async

@@ -197,6 +197,7 @@ struct find_if_fn {
   }
 };
 
+/// The blocking find_if: see find_if_fn.
 inline constexpr find_if_fn find_if{};
 
 /// Blocking any_of: whether `pred` is true for some element (false for an empty input).
@@ -229,11 +230,14 @@ struct find_if_fn {
   }
 };
 
+/// The task form of find_if: see async::find_if_fn.
 inline constexpr find_if_fn find_if{};
 
-/// Task forms of the quantifiers: `co_await tine::call(&ok, tine::async::all_of, range, pred)`.
+/// Task form of any_of: `co_await tine::call(&ok, tine::async::any_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<true, true> any_of{};
+/// Task form of all_of: `co_await tine::call(&ok, tine::async::all_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<false, false> all_of{};
+/// Task form of none_of: `co_await tine::call(&ok, tine::async::none_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<true, false> none_of{};
 
 }  // namespace async

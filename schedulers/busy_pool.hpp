@@ -123,6 +123,7 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
   }
 };
 
+/// `tine::busy_pool pool;` (and with a worker count or a topology): the default victim policy.
 busy_pool()->busy_pool<>;
 busy_pool(std::size_t)->busy_pool<>;
 busy_pool(tine::topology)->busy_pool<>;

@@ -29,6 +29,8 @@
 
 namespace tine {
 
+/// Sleep until notified without losing a wake-up: prepare_wait, re-check, commit_wait (see the
+/// file comment).
 class event_count {
  public:
   /// What `prepare_wait` returns and `commit_wait` takes: the epoch seen when announcing.

@@ -18,6 +18,7 @@
 
 namespace tine {
 
+/// A scheduler with one worker thread: deterministic runs, no stealing (see the file comment).
 class inline_scheduler {
  public:
   inline_scheduler() : m_thread([this] { loop(); }) {}

@@ -257,6 +257,7 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
   std::vector<std::size_t> m_node_of;
 };
 
+/// `tine::lazy_pool pool;` (and with a worker count or a topology): the default victim policy.
 lazy_pool()->lazy_pool<>;
 lazy_pool(std::size_t)->lazy_pool<>;
 lazy_pool(tine::topology)->lazy_pool<>;

@@ -26,6 +26,7 @@
 
 namespace tine::testing {
 
+/// A minimal scheduler written the way a user would (see the file comment).
 class simple_pool {
  public:
   explicit simple_pool(std::size_t n) {
