@@ -25,11 +25,11 @@
 /// A stack is identified by its top stacklet; ownership of a stack moves between workers at
 /// joins (see `worker_stacks.hpp`), never concurrently.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <cstdint>
 #include <new>
-
-#include <tine/core/config.hpp>
 
 #if defined(__unix__)
 #include <sys/mman.h>

@@ -130,6 +130,13 @@ if [[ " ${configs[*]} " == *" nohwloc "* ]]; then
   checks+=(--check "hwloc-fallback=$rc")
 fi
 
+# The API reference (docs/Doxyfile) builds without a single doxygen warning; a few seconds.
+echo "=== tools/check_api_reference.sh"
+tools/check_api_reference.sh </dev/null
+rc=$?
+echo "=== tools/check_api_reference.sh exited $rc"
+checks+=(--check "api-reference=$rc")
+
 echo "=== tally"
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3  # Debian's, whatever PATH says
