@@ -240,7 +240,9 @@ class kit {
     constexpr int submitters = 16;
     const std::size_t n = workers();
     waiting_state hold;
-    hold.deadline = clock_type::now() + m_opts.patience;
+    // The workers must all be busy within patience, and stay so while the calls are timed.
+    const auto busy_deadline = clock_type::now() + m_opts.patience;
+    hold.deadline = busy_deadline + m_opts.schedule_limit + 2 * m_opts.patience;
     bool all_busy = false;
     std::size_t stuck_calls = 0;
     std::atomic<int> refused{0};
@@ -253,12 +255,12 @@ class kit {
               hold.running.store(-1000);  // refused: the check then reports the workers idle
             }
           });
-          while (hold.running.load() < static_cast<int>(n) && clock_type::now() < hold.deadline) {
+          while (hold.running.load() < static_cast<int>(n) && clock_type::now() < busy_deadline) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
           }
           // Not in time: they ran one after another, after the first gave up.
           all_busy =
-              hold.running.load() >= static_cast<int>(n) && clock_type::now() < hold.deadline;
+              hold.running.load() >= static_cast<int>(n) && clock_type::now() < busy_deadline;
           std::vector<std::thread> subs;
           if (all_busy) {
             const std::size_t base = tracker.calls_started();
@@ -271,10 +273,14 @@ class kit {
                 }
               });
             }
+            const auto started_deadline = clock_type::now() + m_opts.patience;
+            while (tracker.calls_started() < base + submitters &&
+                   clock_type::now() < started_deadline) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
             // Every worker is busy: each call must return without waiting for one.
-            auto limit = clock_type::now() + m_opts.schedule_limit;
-            while (clock_type::now() < limit && (tracker.calls_started() < base + submitters ||
-                                                 tracker.calls_done() < tracker.calls_started())) {
+            const auto limit = clock_type::now() + m_opts.schedule_limit;
+            while (clock_type::now() < limit && tracker.calls_done() < tracker.calls_started()) {
               std::this_thread::sleep_for(std::chrono::milliseconds(1));
             }
             stuck_calls = tracker.calls_started() - tracker.calls_done();
