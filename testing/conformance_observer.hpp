@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <tine/core/concepts.hpp>
+#include <tine/core/config.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
@@ -40,6 +41,10 @@ inline long long millis(clock_type::duration d) {
 /// Depth of observed `schedule` calls on this thread: a node that runs while it is not zero ran
 /// inside `schedule`, on the calling thread.
 inline thread_local int tls_in_schedule = 0;
+
+/// tls_in_schedule for code in a task, which may resume on another thread (see
+/// TINE_TLS_ACCESSOR in core/config.hpp).
+TINE_TLS_ACCESSOR int in_schedule_depth() noexcept { return tls_in_schedule; }
 
 class node_tracker;
 
@@ -276,7 +281,9 @@ class observed_scheduler {
   observed_scheduler(S& s, std::chrono::milliseconds schedule_limit)
       : m_s(&s), m_tracker(schedule_limit) {}
 
-  void schedule(submit_node* node) {
+  // Not inlined: it is called from tasks (resume_on), which may resume on another thread, and
+  // it must reach the calling thread's tls_in_schedule (see TINE_TLS_ACCESSOR).
+  [[gnu::noinline]] void schedule(submit_node* node) {
     tracked_node* t = m_tracker.begin_schedule(node);
     ++tls_in_schedule;
     try {

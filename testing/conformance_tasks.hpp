@@ -273,7 +273,7 @@ template <scheduler S>
 task<void> move_onto(S* s, int rounds, std::atomic<int>* wrong) {
   for (int r = 0; r < rounds; ++r) {
     co_await resume_on(*s);
-    if (tls_in_schedule != 0 || current_worker() == nullptr) {
+    if (in_schedule_depth() != 0 || current_worker() == nullptr) {
       wrong->fetch_add(1, std::memory_order_relaxed);
     }
   }
