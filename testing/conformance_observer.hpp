@@ -79,6 +79,8 @@ class node_tracker {
     if (m_broken.load(std::memory_order_relaxed)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
+    // What a late run recorded under the mutex happens before the members are destroyed.
+    const std::lock_guard lock(m_mutex);
   }
 
   tracked_node* begin_schedule(submit_node* inner) {
