@@ -16,6 +16,8 @@
 /// }
 /// ```
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <boost/test/unit_test.hpp>
 
 #include <string>

@@ -15,6 +15,8 @@
 /// }
 /// ```
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <gtest/gtest.h>
 
 #include <tine/core/concepts.hpp>

@@ -9,6 +9,8 @@
 /// with a deadline, so a scheduler that hangs makes the check fail instead of hanging the test.
 /// Internal to the kit (namespace `conformance_detail`); scheduler_conformance.hpp is the API.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -24,7 +26,6 @@
 #include <vector>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/config.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>

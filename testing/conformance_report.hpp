@@ -7,6 +7,8 @@
 /// `conformance_reporter` interface the kit reports through, and `conformance_result`, a reporter
 /// that collects. The Boost.Test and GoogleTest adapters implement `conformance_reporter`.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <string>
 #include <string_view>

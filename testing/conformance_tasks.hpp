@@ -6,6 +6,8 @@
 /// ones that wait give up at a deadline. Internal to the kit (namespace `conformance_detail`);
 /// scheduler_conformance.hpp is the API.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>

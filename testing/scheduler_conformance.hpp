@@ -26,6 +26,8 @@
 /// `std::_Exit(EXIT_FAILURE)` after reporting and writing the failure to stderr. Each check takes
 /// well under a second on 2 cores on a conforming scheduler, a few seconds under ThreadSanitizer.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
