@@ -6,7 +6,9 @@ A consumer's WORKSPACE:
     load("@tine//:repositories.bzl", "tine_dependencies")
     tine_dependencies()
 
-tine_dev_dependencies() adds what only tine's own tests and benchmarks need;
+tine_testing_dependencies() adds the test frameworks of the scheduler conformance
+kit's adapters (Boost.Test, GoogleTest), for a consumer who tests a scheduler;
+tine_dev_dependencies() adds those and what only tine's own tests and benchmarks need;
 Bazel fetches a repository only when a target being built uses it, so it costs
 nothing to a consumer who never builds those targets.
 
@@ -46,6 +48,39 @@ int main() { hwloc_topology_t t; if (hwloc_topology_init(&t)) return 1; hwloc_to
               "core) and uniform victims in place of NUMA-weighted ones",
 )
 
+# The test frameworks of the conformance kit's adapters; extensions.bzl declares the same.
+# Boost.Test: shared library + BOOST_TEST_DYN_LINK (propagated to every dependent), so test
+# sources need no define; main() is the test's (tine's tests: //tests:boost_main, or define
+# BOOST_TEST_MODULE in one source for Boost's own).
+BOOST_TEST_REPOSITORY = dict(
+    name = "tine_boost_test",
+    library = "Boost.Test",
+    target = "boost_test",
+    debian_package = "libboost-test-dev",
+    probe = """#define BOOST_TEST_MODULE probe
+#include <boost/test/unit_test.hpp>
+BOOST_AUTO_TEST_CASE(probe) { BOOST_TEST(true); }
+""",
+    defines = ["BOOST_TEST_DYN_LINK"],
+    linkopts = ["-lboost_unit_test_framework"],
+)
+
+# GoogleTest: Debian's libgtest-dev ships static libraries (no define needed); gtest_main is
+# GoogleTest's main(), for tests that do not write their own.
+GTEST_REPOSITORY = dict(
+    name = "tine_gtest",
+    library = "GoogleTest",
+    target = "gtest",
+    debian_package = "libgtest-dev",
+    probe = """#include <gtest/gtest.h>
+TEST(Probe, Runs) { EXPECT_EQ(1, 1); }
+int main(int argc, char** argv) { testing::InitGoogleTest(&argc, argv); return RUN_ALL_TESTS(); }
+""",
+    linkopts = ["-lgtest", "-pthread"],
+    main_target = "gtest_main",
+    main_linkopts = ["-lgtest_main"],
+)
+
 def tine_dependencies():
     """What building and using the library needs."""
 
@@ -70,24 +105,21 @@ def tine_dependencies():
 
     maybe(tine_system_library, **HWLOC_REPOSITORY)
 
+def tine_testing_dependencies():
+    """The test frameworks of the conformance kit's adapters (//testing).
+
+    @tine_boost_test//:boost_test for //testing:conformance_boost_test and
+    @tine_gtest//:gtest (+ :gtest_main) for //testing:conformance_gtest. A consumer
+    who tests a scheduler with the kit calls this after tine_dependencies().
+    """
+
+    maybe(tine_system_library, **BOOST_TEST_REPOSITORY)
+    maybe(tine_system_library, **GTEST_REPOSITORY)
+
 def tine_dev_dependencies():
     """What tine's tests and benchmarks need on top of tine_dependencies()."""
 
-    # Shared library + BOOST_TEST_DYN_LINK (propagated to every dependent), so test
-    # sources need no define; the main() is //tests:boost_main.
-    maybe(
-        tine_system_library,
-        name = "tine_boost_test",
-        library = "Boost.Test",
-        target = "boost_test",
-        debian_package = "libboost-test-dev",
-        probe = """#define BOOST_TEST_MODULE probe
-#include <boost/test/unit_test.hpp>
-BOOST_AUTO_TEST_CASE(probe) { BOOST_TEST(true); }
-""",
-        defines = ["BOOST_TEST_DYN_LINK"],
-        linkopts = ["-lboost_unit_test_framework"],
-    )
+    tine_testing_dependencies()
     maybe(
         tine_system_library,
         name = "tine_range_v3",

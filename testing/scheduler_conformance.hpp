@@ -2,387 +2,520 @@
 #define TINE_TESTING_SCHEDULER_CONFORMANCE_HPP
 
 /// \file scheduler_conformance.hpp
-/// The conformance kit: the behaviours tine relies on, checked on any type satisfying
-/// `tine::scheduler`. Use it from a Boost.Test case:
+/// The conformance kit: the rules of docs/extending.md and the behaviours tine relies on, checked
+/// on any type satisfying `tine::scheduler`, with no test framework. Each failure names the rule
+/// it shows broken (`tine::testing::rules`), what was expected and what happened:
 ///
 /// ```
-/// BOOST_AUTO_TEST_CASE(my_scheduler_conforms) {
-///   my_scheduler s(4);
-///   tine::testing::run_conformance(s, {.workers = 4});
-/// }
+/// my_scheduler s(4);
+/// tine::testing::conformance_options opts;
+/// opts.workers = 4;
+/// tine::testing::conformance_result r = tine::testing::run_conformance(s, opts);
+/// if (!r.ok()) std::fputs(r.summary().c_str(), stderr);
 /// ```
 ///
-/// Each `check_*` function is usable on its own. Every concurrent check is bounded in time: a
-/// scheduler that loses or starves work makes a check fail (or, at worst, the test's own timeout
-/// fire), never hang silently. Each check takes well under a second on 2 cores, a few seconds
-/// under ThreadSanitizer.
+/// With a framework, use an adapter instead: conformance_gtest.hpp (GoogleTest) or
+/// conformance_boost_test.hpp (Boost.Test) turn each failure into a test failure. Each `check_*`
+/// function is usable on its own, with any `conformance_reporter`.
+///
+/// The kit stands between tine and the scheduler (conformance_observer.hpp): it sees every
+/// `schedule` call and every run, and keeps a broken scheduler from running one of tine's nodes
+/// twice, inline, or off a worker. Every check runs on a thread of its own with a deadline
+/// (`hang_limit`): a scheduler that hangs a check fails it, naming why, and since such a scheduler
+/// can be neither used nor destroyed, the kit then ends the process with
+/// `std::_Exit(EXIT_FAILURE)` after reporting and writing the failure to stderr. Each check takes
+/// well under a second on 2 cores on a conforming scheduler, a few seconds under ThreadSanitizer.
 
-#include <boost/test/unit_test.hpp>
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <chrono>
 #include <cstddef>
-#include <numeric>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <tine/core/core.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
+#include <tine/testing/conformance_observer.hpp>
+#include <tine/testing/conformance_report.hpp>
+#include <tine/testing/conformance_tasks.hpp>
 
 namespace tine::testing {
 
-/// What the kit may assume about the scheduler under test.
+/// What the kit may assume about the scheduler under test, and its time limits.
 struct conformance_options {
-  /// Workers the scheduler runs: the starvation check keeps up to workers - 1 of them spinning,
-  /// the resubmission check keeps all of them resubmitting.
+  /// Workers the scheduler runs: the kit keeps up to all of them busy at once.
   std::size_t workers = 1;
   /// Depth of the deep-recursion check (a chain of `call`s, then one of `fork`s).
   long depth = 100000;
   /// External threads calling sync_wait at once.
   int external_threads = 6;
-  /// How long a blocked check waits before it reports failure.
+  /// How long a task that waits for other work gives up after, failing its check.
   std::chrono::milliseconds patience{10000};
+  /// How long one check may take before the kit reports a hang and ends the process.
+  std::chrono::milliseconds hang_limit{60000};
+  /// How long one `schedule` call may take.
+  std::chrono::milliseconds schedule_limit{2000};
+  /// run_conformance stops after the first check that fails: later checks on a broken scheduler
+  /// mostly repeat the failure, or hang.
+  bool stop_at_first_failure = true;
 };
 
 namespace conformance_detail {
 
-struct kit_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// What the checks that are not one of the scheduler rules verify.
+inline constexpr const char* fork_join_rule = "fork and join compute what a serial run computes";
+inline constexpr const char* exceptions_rule =
+    "an exception in a task comes out of its join and of sync_wait, after every child completed";
+inline constexpr const char* deep_recursion_rule = "long chains of call and fork complete";
+inline constexpr const char* stack_alloc_rule = "a scope's children fill a stack_array";
+inline constexpr const char* explicit_scheduling_rule =
+    "resume_on moves a task to another scheduler and back";
+inline constexpr const char* sync_wait_on_worker_rule =
+    "sync_wait on a worker throws std::logic_error instead of deadlocking";
 
-inline task<long> fib(int n) {
-  if (n < 2) {
-    co_return n;
+inline std::string str(long long v) { return std::to_string(v); }
+
+// One run of the kit over a scheduler: the observer and the other scheduler the checks share.
+template <scheduler S>
+class kit {
+ public:
+  using observed = observed_scheduler<S>;
+
+  kit(S& s, conformance_reporter& r, const conformance_options& o)
+      : m_obs(s, o.schedule_limit), m_reporter(r), m_opts(o) {}
+
+  check_scope begin(const char* check) {
+    m_reporter.begin_check(check);
+    return check_scope{m_reporter, check};
   }
-  long a = 0;
-  long b = 0;
-  co_await fork(&a, fib, n - 1);
-  co_await call(&b, fib, n - 2);
-  co_await join();
-  co_return a + b;
-}
 
-inline long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+  template <typename Body>
+  bool guard(check_scope& sc, const char* rule, Body body) {
+    return run_guarded(sc, m_obs.tracker(), rule, m_opts.hang_limit, body);
+  }
 
-inline task<long> identity(long v) { co_return v; }
+  std::size_t workers() const { return std::max<std::size_t>(m_opts.workers, 1); }
 
-// Many forks in one scope, then several scopes in one task.
-inline task<long> wide(long width, int scopes) {
-  long total = 0;
-  std::vector<long> parts(static_cast<std::size_t>(width));
-  for (int s = 0; s < scopes; ++s) {
-    for (long i = 0; i < width; ++i) {
-      co_await fork(&parts[static_cast<std::size_t>(i)], identity, i + s);
+  bool fork_join() {
+    check_scope sc = begin("check_fork_join");
+    long f20 = -1;
+    long f0 = -1;
+    long w = -1;
+    if (guard(sc, fork_join_rule, [&] {
+          f20 = sync_wait(m_obs, fib, 20);
+          f0 = sync_wait(m_obs, fib, 0);
+          w = sync_wait(m_obs, wide, 1000L, 3);
+        })) {
+      sc.expect(f20 == fib_serial(20), fork_join_rule, "fib(20) = 6765", "fib(20) = " + str(f20));
+      sc.expect(f0 == 0, fork_join_rule, "fib(0) = 0", "fib(0) = " + str(f0));
+      // width 1000, 3 scopes: sum over s of (0+...+999 + 1000 s)
+      const long want = 3 * 499500L + 1000L * (0 + 1 + 2);
+      sc.expect(w == want, fork_join_rule, "1000 forks in each of 3 scopes to sum to " + str(want),
+                "sum " + str(w));
     }
-    co_await join();
-    total += std::accumulate(parts.begin(), parts.end(), 0L);
+    return sc.failures == 0;
   }
-  co_return total;
-}
 
-inline task<int> throw_if(int v, int bad) {
-  if (v == bad) {
-    throw kit_error("child " + std::to_string(v));
-  }
-  co_return v;
-}
-
-inline task<int> several_children_throw(int n) {
-  std::vector<int> results(
-      static_cast<std::size_t>(n));  // one slot per child: they run in parallel
-  for (int i = 0; i < n; ++i) {
-    co_await fork(&results[static_cast<std::size_t>(i)], throw_if, i % 3, 0);  // every third throws
-  }
-  co_await join();
-  co_return std::accumulate(results.begin(), results.end(), 0);
-}
-
-inline task<void> count_child(std::atomic<int>* done) {
-  done->fetch_add(1, std::memory_order_relaxed);
-  co_return;
-}
-
-// Throws between fork and join the way tasks should (docs/tour.md): catch, join, rethrow.
-inline task<void> parent_throws_in_scope(std::atomic<int>* done) {
-  std::exception_ptr error;
-  try {
-    co_await fork(count_child, done);
-    co_await fork(count_child, done);
-    throw kit_error("parent");
-  } catch (...) {
-    error = std::current_exception();
-  }
-  co_await join();  // both children complete first
-  std::rethrow_exception(error);
-}
-
-inline task<long> call_chain(long depth) {
-  if (depth == 0) {
-    co_return 0;
-  }
-  long r = 0;
-  co_await call(&r, call_chain, depth - 1);
-  co_await join();
-  co_return r + 1;
-}
-
-inline task<long> fork_chain(long depth) {
-  if (depth == 0) {
-    co_return 0;
-  }
-  long r = 0;
-  co_await fork(&r, fork_chain, depth - 1);
-  co_await join();
-  co_return r + 1;
-}
-
-inline task<long> partial_sums(int n) {
-  stack_array<long> parts = co_await stack_alloc<long>(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    co_await fork(&parts[static_cast<std::size_t>(i)], fib, i % 12);
-  }
-  co_await join();
-  co_return std::accumulate(parts.begin(), parts.end(), 0L);
-}
-
-// Hops to `other` and back `rounds` times, doing fork-join work on each side.
-template <scheduler S>
-task<long> hop(S* home, inline_scheduler* other, int rounds) {
-  long sum = 0;
-  for (int r = 0; r < rounds; ++r) {
-    co_await resume_on(*other);
-    long a = 0;
-    co_await fork(&a, fib, 10);
-    co_await join();
-    co_await resume_on(*home);
-    long b = 0;
-    co_await fork(&b, fib, 11);
-    co_await join();
-    sum += a + b;
-  }
-  co_return sum;
-}
-
-template <scheduler S>
-task<bool> sync_wait_inside(S* s) {
-  try {
-    (void)sync_wait(*s, fib, 3);
-  } catch (const std::logic_error&) {
-    co_return true;
-  }
-  co_return false;
-}
-
-struct starvation_state {
-  std::atomic<int> finished{0};
-  int finishers = 0;
-  std::chrono::steady_clock::time_point deadline;
-  std::atomic<bool> timed_out{false};
-};
-
-// Spins (no suspension) until every finisher is done, or gives up at the deadline.
-inline task<void> spinner(starvation_state* st) {
-  while (st->finished.load(std::memory_order_acquire) < st->finishers) {
-    if (std::chrono::steady_clock::now() > st->deadline) {
-      st->timed_out.store(true, std::memory_order_relaxed);
-      break;
+  bool exceptions() {
+    check_scope sc = begin("check_exceptions");
+    bool one = false;
+    bool several = false;
+    bool parent = false;
+    long after = -1;
+    std::atomic<int> done{0};
+    if (guard(sc, exceptions_rule, [&] {
+          try {
+            (void)sync_wait(m_obs, throw_if, 1, 1);
+          } catch (const kit_error&) {
+            one = true;
+          }
+          try {
+            (void)sync_wait(m_obs, several_children_throw, 30);
+          } catch (const kit_error&) {
+            several = true;
+          }
+          try {
+            sync_wait(m_obs, parent_throws_in_scope, &done);
+          } catch (const kit_error&) {
+            parent = true;
+          }
+          after = sync_wait(m_obs, fib, 15);  // still usable afterwards
+        })) {
+      sc.expect(one, exceptions_rule, "a child's exception out of sync_wait", "none");
+      sc.expect(several, exceptions_rule, "an exception when 10 of 30 children throw", "none");
+      sc.expect(parent, exceptions_rule, "the parent's exception, rethrown after its join", "none");
+      sc.expect(done.load() == 2, exceptions_rule, "both children of the throwing parent to run",
+                str(done.load()) + " ran");
+      sc.expect(after == fib_serial(15), exceptions_rule, "fib(15) = 610 afterwards",
+                "fib(15) = " + str(after));
     }
-    std::this_thread::yield();  // be kind to oversubscribed workers sharing the core
+    return sc.failures == 0;
   }
-  co_return;
-}
 
-inline task<void> finisher(starvation_state* st) {
-  long r = 0;
-  co_await call(&r, fib, 8);
-  co_await join();
-  st->finished.fetch_add(1, std::memory_order_release);
-}
-
-inline task<void> starve(std::size_t spinners, starvation_state* st) {
-  for (std::size_t i = 0; i < spinners; ++i) {
-    co_await fork(spinner, st);
-  }
-  for (int i = 0; i < st->finishers; ++i) {
-    co_await fork(finisher, st);
-  }
-  co_await join();
-}
-
-struct resubmission_state {
-  std::atomic<bool> released{false};
-  std::chrono::steady_clock::time_point deadline;
-  std::atomic<bool> timed_out{false};
-};
-
-// Moves back onto `s` (on tine's pools: onto the same worker) until released, or gives up at the
-// deadline. It never waits inside a task: each round is a fresh submission.
-template <scheduler S>
-task<void> resubmitter(S* s, resubmission_state* st) {
-  // acquire: pairs with the release store in resubmit_until_released.
-  while (!st->released.load(std::memory_order_acquire)) {
-    if (std::chrono::steady_clock::now() > st->deadline) {
-      st->timed_out.store(true, std::memory_order_relaxed);  // read after sync_wait returns
-      break;
+  bool deep_recursion() {
+    check_scope sc = begin("check_deep_recursion");
+    long calls = -1;
+    long forks = -1;
+    const long depth = m_opts.depth;
+    if (guard(sc, deep_recursion_rule, [&] {
+          calls = sync_wait(m_obs, call_chain, depth);
+          forks = sync_wait(m_obs, fork_chain, depth);
+        })) {
+      sc.expect(calls == depth, deep_recursion_rule, "a chain of " + str(depth) + " calls",
+                "depth " + str(calls));
+      sc.expect(forks == depth, deep_recursion_rule, "a chain of " + str(depth) + " forks",
+                "depth " + str(forks));
     }
-    co_await resume_on(*s);
+    return sc.failures == 0;
   }
-}
 
-// Forks `loopers` resubmitters, then releases them: that takes this task's continuation, which
-// each fork leaves in a deque, to be resumed while they loop.
-template <scheduler S>
-task<void> resubmit_until_released(S* s, std::size_t loopers, resubmission_state* st) {
-  for (std::size_t i = 0; i < loopers; ++i) {
-    co_await fork(resubmitter<S>, s, st);
+  bool stack_alloc() {
+    check_scope sc = begin("check_stack_alloc");
+    long expected = 0;
+    for (int i = 0; i < 500; ++i) {
+      expected += fib_serial(i % 12);
+    }
+    long got = -1;
+    if (guard(sc, stack_alloc_rule, [&] { got = sync_wait(m_obs, partial_sums, 500); })) {
+      sc.expect(got == expected, stack_alloc_rule, "sum " + str(expected), "sum " + str(got));
+    }
+    return sc.failures == 0;
   }
-  st->released.store(true, std::memory_order_release);
-  co_await join();
-}
+
+  bool explicit_scheduling() {
+    check_scope sc = begin("check_explicit_scheduling");
+    long got = -1;
+    if (guard(sc, explicit_scheduling_rule,
+              [&] { got = sync_wait(m_obs, hop<observed>, &m_obs, &m_other, 20); })) {
+      sc.expect(got == 20 * (55 + 89), explicit_scheduling_rule, "sum " + str(20 * (55 + 89)),
+                "sum " + str(got));
+    }
+    return sc.failures == 0;
+  }
+
+  bool external_threads() {
+    check_scope sc = begin("check_external_threads");
+    std::atomic<int> wrong{0};
+    const int threads = m_opts.external_threads;
+    if (guard(sc, rules::any_thread, [&] {
+          std::vector<std::thread> callers;
+          for (int t = 0; t < threads; ++t) {
+            callers.emplace_back([this, &wrong, t] {
+              for (int i = 0; i < 10; ++i) {
+                const int n = 8 + (t + i) % 8;
+                try {
+                  if (sync_wait(m_obs, fib, n) != fib_serial(n)) {
+                    wrong.fetch_add(1);
+                  }
+                } catch (...) {
+                  // The scheduler refused the root (schedule threw): allowed, not counted.
+                }
+              }
+            });
+          }
+          for (auto& c : callers) {
+            c.join();
+          }
+        })) {
+      sc.expect(wrong.load() == 0, rules::any_thread,
+                "right results with " + str(threads) + " threads calling sync_wait at once",
+                str(wrong.load()) + " wrong");
+    }
+    return sc.failures == 0;
+  }
+
+  bool sync_wait_on_worker() {
+    check_scope sc = begin("check_sync_wait_on_worker");
+    bool threw = false;
+    if (guard(sc, sync_wait_on_worker_rule,
+              [&] { threw = sync_wait(m_obs, sync_wait_inside<observed>, &m_obs); })) {
+      sc.expect(threw, sync_wait_on_worker_rule, "std::logic_error", "no exception");
+    }
+    return sc.failures == 0;
+  }
+
+  bool schedule_under_load() {
+    check_scope sc = begin("check_schedule_under_load");
+    constexpr int submitters = 16;
+    const std::size_t n = workers();
+    waiting_state hold;
+    // The workers must all be busy within patience, and stay so while the calls are timed.
+    const auto busy_deadline = clock_type::now() + m_opts.patience;
+    hold.deadline = busy_deadline + m_opts.schedule_limit + 2 * m_opts.patience;
+    bool all_busy = false;
+    std::size_t stuck_calls = 0;
+    std::atomic<int> refused{0};
+    node_tracker& tracker = m_obs.tracker();
+    if (!guard(sc, rules::no_blocking, [&] {
+          std::thread holder([&] {
+            try {
+              sync_wait(m_obs, hold_workers, n, &hold);
+            } catch (...) {
+              hold.running.store(-1000);  // refused: the check then reports the workers idle
+            }
+          });
+          while (hold.running.load() < static_cast<int>(n) && clock_type::now() < busy_deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+          // Not in time: they ran one after another, after the first gave up.
+          all_busy =
+              hold.running.load() >= static_cast<int>(n) && clock_type::now() < busy_deadline;
+          std::vector<std::thread> subs;
+          if (all_busy) {
+            const std::size_t base = tracker.calls_started();
+            for (int i = 0; i < submitters; ++i) {
+              subs.emplace_back([this, &refused] {
+                try {
+                  (void)sync_wait(m_obs, nothing);
+                } catch (...) {
+                  refused.fetch_add(1);  // the scheduler refused the root: allowed
+                }
+              });
+            }
+            const auto started_deadline = clock_type::now() + m_opts.patience;
+            while (tracker.calls_started() < base + submitters &&
+                   clock_type::now() < started_deadline) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            // Every worker is busy: each call must return without waiting for one.
+            const auto limit = clock_type::now() + m_opts.schedule_limit;
+            while (clock_type::now() < limit && tracker.calls_done() < tracker.calls_started()) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            stuck_calls = tracker.calls_started() - tracker.calls_done();
+          }
+          hold.release();
+          for (auto& t : subs) {
+            t.join();
+          }
+          holder.join();
+          if (refused.load() > 0) {
+            // A refused node must never run: give a scheduler that queued it anyway the time
+            // to show it.
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          }
+        })) {
+      return false;
+    }
+    sc.expect(all_busy, rules::steal_from_others,
+              str(static_cast<long long>(n)) +
+                  " tasks (forked one after another, each fork's continuation stolen by another "
+                  "worker) running at once",
+              "they were not all running before the first gave up after " +
+                  str(m_opts.patience.count()) + " ms");
+    sc.expect(stuck_calls == 0, rules::no_blocking,
+              "schedule() to return while every worker is busy",
+              str(static_cast<long long>(stuck_calls)) + " of " + str(submitters) +
+                  " schedule() calls made while every worker was busy had not returned after " +
+                  str(m_opts.schedule_limit.count()) + " ms");
+    return sc.failures == 0;
+  }
+
+  bool schedule_from_workers() {
+    check_scope sc = begin("check_schedule_from_workers");
+    std::atomic<int> wrong{0};
+    const std::size_t roots = workers() + 1;
+    if (guard(sc, rules::any_thread, [&] {
+          std::vector<std::thread> callers;
+          for (std::size_t t = 0; t < roots; ++t) {
+            callers.emplace_back([this, &wrong] {
+              try {
+                sync_wait(m_obs, move_onto<observed>, &m_obs, 50, &wrong);
+              } catch (...) {
+                // A refused move (schedule threw) ends the task early: allowed.
+              }
+            });
+          }
+          for (auto& c : callers) {
+            c.join();
+          }
+        })) {
+      sc.expect(wrong.load() == 0, rules::not_inline,
+                "each task moved with resume_on to resume later, on a worker",
+                str(wrong.load()) + " resumed inside schedule() or off a worker");
+    }
+    return sc.failures == 0;
+  }
+
+  bool starvation() {
+    check_scope sc = begin("check_starvation");
+    starvation_state st;
+    st.finishers = 64;
+    st.deadline = clock_type::now() + m_opts.patience;
+    const std::size_t spinners = workers() - 1;
+    if (guard(sc, rules::steal_from_others, [&] { sync_wait(m_obs, starve, spinners, &st); })) {
+      sc.expect(!st.timed_out.load() && st.finished.load() == st.finishers,
+                rules::steal_from_others,
+                "64 tasks forked after " + str(static_cast<long long>(spinners)) +
+                    " spinning ones to finish on the other worker(s)",
+                str(st.finished.load()) + " finished before the spinners gave up after " +
+                    str(m_opts.patience.count()) + " ms");
+    }
+    return sc.failures == 0;
+  }
+
+  bool own_deque() {
+    check_scope sc = begin("check_own_deque");
+    waiting_state st;
+    st.deadline = clock_type::now() + m_opts.patience;
+    std::atomic<bool> arrived{false};
+    const std::size_t n = workers();
+    if (guard(sc, rules::steal_from_self,
+              [&] { sync_wait(m_obs, leave_parent_in_own_deque, n, &m_other, &arrived, &st); })) {
+      sc.expect(!st.timed_out.load(), rules::steal_from_self,
+                "a continuation left in a worker's own deque (its child moved away with "
+                "resume_on) to be resumed by that worker while the others are busy",
+                "the other workers' tasks waited " + str(m_opts.patience.count()) +
+                    " ms for it and gave up");
+      sc.expect(arrived.load(), rules::steal_from_self, "the moved child to run", "it did not");
+    }
+    return sc.failures == 0;
+  }
+
+  bool resubmission() {
+    check_scope sc = begin("check_resubmission");
+    waiting_state st;
+    st.deadline = clock_type::now() + m_opts.patience;
+    const std::size_t n = workers();
+    if (guard(sc, rules::resubmission,
+              [&] { sync_wait(m_obs, resubmit_until_released<observed>, &m_obs, n, &st); })) {
+      sc.expect(!st.timed_out.load(), rules::resubmission,
+                "the parent's continuation, left in a deque by its forks, to run while its "
+                "children move back onto the scheduler in a loop",
+                "the looping children waited " + str(m_opts.patience.count()) +
+                    " ms for it, and it never ran");
+    }
+    return sc.failures == 0;
+  }
+
+  bool all() {
+    using check = bool (kit::*)();
+    static constexpr check checks[] = {
+        &kit::fork_join,           &kit::exceptions,
+        &kit::deep_recursion,      &kit::stack_alloc,
+        &kit::external_threads,    &kit::sync_wait_on_worker,
+        &kit::schedule_under_load, &kit::schedule_from_workers,
+        &kit::explicit_scheduling, &kit::starvation,
+        &kit::own_deque,           &kit::resubmission,
+    };
+    bool ok = true;
+    for (check c : checks) {
+      ok = (this->*c)() && ok;
+      if (!ok && m_opts.stop_at_first_failure) {
+        break;
+      }
+    }
+    return ok;
+  }
+
+ private:
+  observed m_obs;
+  inline_scheduler m_other;  // where tasks move to and back
+  conformance_reporter& m_reporter;
+  const conformance_options& m_opts;
+};
 
 }  // namespace conformance_detail
 
-/// The rule `check_resubmission` checks, as it reports a violation (see docs/extending.md).
-inline constexpr const char* resubmission_rule =
-    "submissions must not starve continuations: a worker that keeps finding submissions must "
-    "still, after a bounded number of them, try to steal a continuation (from its own deque "
-    "first)";
-
 /// fork/join results: fib, a wide fan-out (many forks per scope), several scopes per task.
+/// Every check returns whether it passed, and reports each failure to `r`.
 template <scheduler S>
-void check_fork_join(S& s) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: fork/join");
-  BOOST_TEST(sync_wait(s, d::fib, 20) == d::fib_serial(20));
-  BOOST_TEST(sync_wait(s, d::fib, 0) == 0);
-  // width 1000, 3 scopes: sum over s of (0+...+999 + 1000 s)
-  BOOST_TEST(sync_wait(s, d::wide, 1000L, 3) == 3 * 499500L + 1000L * (0 + 1 + 2));
+bool check_fork_join(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).fork_join();
 }
 
 /// Exceptions: from one child, several children, and the parent between fork and join, rethrown
 /// at the join and out of sync_wait; children always complete first.
 template <scheduler S>
-void check_exceptions(S& s) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: exceptions");
-  BOOST_CHECK_THROW(sync_wait(s, d::throw_if, 1, 1), d::kit_error);
-  BOOST_CHECK_THROW(sync_wait(s, d::several_children_throw, 30), d::kit_error);
-  std::atomic<int> done{0};
-  BOOST_CHECK_THROW(sync_wait(s, d::parent_throws_in_scope, &done), d::kit_error);
-  BOOST_TEST(done.load() == 2);
-  BOOST_TEST(sync_wait(s, d::fib, 15) == d::fib_serial(15));  // still usable afterwards
+bool check_exceptions(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).exceptions();
 }
 
-/// Deep recursion: a chain of `depth` calls, then of `depth` forks.
+/// Deep recursion: a chain of `o.depth` calls, then of `o.depth` forks.
 template <scheduler S>
-void check_deep_recursion(S& s, long depth) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: deep recursion");
-  BOOST_TEST(sync_wait(s, d::call_chain, depth) == depth);
-  BOOST_TEST(sync_wait(s, d::fork_chain, depth) == depth);
+bool check_deep_recursion(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).deep_recursion();
 }
 
 /// The stack allocation API: partial results of a scope in a stack_array.
 template <scheduler S>
-void check_stack_alloc(S& s) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: stack_alloc");
-  long expected = 0;
-  for (int i = 0; i < 500; ++i) {
-    expected += d::fib_serial(i % 12);
-  }
-  BOOST_TEST(sync_wait(s, d::partial_sums, 500) == expected);
+bool check_stack_alloc(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).stack_alloc();
 }
 
-/// Explicit scheduling: a task moves to another scheduler (an inline_scheduler) and back.
+/// Many external threads call sync_wait at once (more roots than workers): `rules::any_thread`.
 template <scheduler S>
-void check_explicit_scheduling(S& s) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: explicit scheduling");
-  inline_scheduler other;
-  BOOST_TEST(sync_wait(s, d::hop<S>, &s, &other, 20) == 20 * (55 + 89));
-}
-
-/// Many external threads call sync_wait at once (more roots than workers: oversubscription).
-template <scheduler S>
-void check_external_threads(S& s, int threads) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: external threads");
-  std::atomic<int> wrong{0};
-  std::vector<std::thread> callers;
-  for (int t = 0; t < threads; ++t) {
-    callers.emplace_back([&s, &wrong, t] {
-      for (int i = 0; i < 10; ++i) {
-        const int n = 8 + (t + i) % 8;
-        if (sync_wait(s, d::fib, n) != d::fib_serial(n)) {
-          wrong.fetch_add(1);
-        }
-      }
-    });
-  }
-  for (auto& c : callers) {
-    c.join();
-  }
-  BOOST_TEST(wrong.load() == 0);
+bool check_external_threads(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).external_threads();
 }
 
 /// sync_wait on a worker thread throws std::logic_error instead of deadlocking.
 template <scheduler S>
-void check_sync_wait_on_worker(S& s) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: sync_wait on a worker");
-  BOOST_TEST(sync_wait(s, d::sync_wait_inside<S>, &s));
+bool check_sync_wait_on_worker(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).sync_wait_on_worker();
 }
 
-/// Starvation: up to workers - 1 tasks spin (never suspending) until many small tasks forked
-/// after them have finished; the scheduler must still run those on the remaining worker(s).
+/// With every worker busy, 16 threads call sync_wait: each `schedule` call must return within
+/// `o.schedule_limit` (`rules::no_blocking`); a call may throw, and then its node must never run
+/// (`rules::throw_only_if_refused`).
 template <scheduler S>
-void check_starvation(S& s, std::size_t workers, std::chrono::milliseconds patience) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: starvation");
-  d::starvation_state st;
-  st.finishers = 64;
-  st.deadline = std::chrono::steady_clock::now() + patience;
-  sync_wait(s, d::starve, workers > 1 ? workers - 1 : 0, &st);
-  BOOST_TEST(!st.timed_out.load());
-  BOOST_TEST(st.finished.load() == st.finishers);
+bool check_schedule_under_load(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).schedule_under_load();
 }
 
-/// Submissions must not starve continuations: `workers` tasks (at least one) move back onto the
-/// scheduler with `resume_on` in a loop until their parent's continuation, which their forks left
-/// in a deque, releases them. A scheduler whose workers always take a submission when there is
-/// one never resumes that parent; the loopers then give up after `patience` and the check fails,
-/// naming the rule.
+/// Tasks move back onto the scheduler with resume_on, so its own workers call `schedule`
+/// (`rules::any_thread`); each must resume later, on a worker (`rules::not_inline`).
 template <scheduler S>
-void check_resubmission(S& s, std::size_t workers, std::chrono::milliseconds patience) {
-  namespace d = conformance_detail;
-  BOOST_TEST_CHECKPOINT("conformance: resubmission");
-  d::resubmission_state st;
-  st.deadline = std::chrono::steady_clock::now() + patience;
-  sync_wait(s, d::resubmit_until_released<S>, &s, std::max<std::size_t>(workers, 1), &st);
-  BOOST_TEST(!st.timed_out.load(), "scheduler breaks the rule \""
-                                       << resubmission_rule << "\" (docs/extending.md): tasks "
-                                       << "resubmitting themselves in a loop waited "
-                                       << patience.count()
-                                       << " ms for their parent's continuation, which never ran");
+bool check_schedule_from_workers(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).schedule_from_workers();
 }
 
-/// Every check above, in order.
+/// Explicit scheduling: a task moves to another scheduler (an inline_scheduler) and back.
 template <scheduler S>
-void run_conformance(S& s, const conformance_options& opts = {}) {
-  check_fork_join(s);
-  check_exceptions(s);
-  check_deep_recursion(s, opts.depth);
-  check_stack_alloc(s);
-  check_explicit_scheduling(s);
-  check_external_threads(s, opts.external_threads);
-  check_sync_wait_on_worker(s);
-  check_starvation(s, opts.workers, opts.patience);
-  check_resubmission(s, opts.workers, opts.patience);
+bool check_explicit_scheduling(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).explicit_scheduling();
+}
+
+/// Up to workers - 1 tasks spin (never suspending) until many small tasks forked after them
+/// have finished; the other worker(s) must steal and run those (`rules::steal_from_others`).
+template <scheduler S>
+bool check_starvation(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).starvation();
+}
+
+/// workers - 1 tasks spin until their parent's continuation runs; the parent then forks a child
+/// that moves to another scheduler with resume_on, which leaves that continuation in the deque of
+/// the one free worker: only that worker, stealing from itself, can resume it
+/// (`rules::steal_from_self`). With one worker nothing can rescue it, so a scheduler that never
+/// steals from its own deque hangs this check, which the hang guard reports.
+template <scheduler S>
+bool check_own_deque(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).own_deque();
+}
+
+/// `workers` tasks move back onto the scheduler with `resume_on` in a loop until their parent's
+/// continuation, which their forks left in a deque, releases them (`rules::resubmission`).
+template <scheduler S>
+bool check_resubmission(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).resubmission();
+}
+
+/// Every check above, in the order listed in docs/extending.md, reporting to `r`; stops after
+/// the first failing check unless `o.stop_at_first_failure` is false. Returns whether all passed.
+template <scheduler S>
+bool run_conformance(S& s, conformance_reporter& r, const conformance_options& o = {}) {
+  return conformance_detail::kit<S>(s, r, o).all();
+}
+
+/// The same, collecting the failures.
+template <scheduler S>
+conformance_result run_conformance(S& s, const conformance_options& o = {}) {
+  conformance_result result;
+  (void)run_conformance(s, static_cast<conformance_reporter&>(result), o);
+  return result;
 }
 
 }  // namespace tine::testing

@@ -40,6 +40,7 @@ packages=(
   cmake pkg-config  # tools/check_cmake_consumers.sh: tine built and used with CMake, pkg-config
   libhwloc-dev hwloc  # topology (library; lstopo to look at the machine)
   libboost-test-dev
+  libgtest-dev       # GoogleTest (static libgtest.a, libgtest_main.a), the kit's gtest adapter
   librange-v3-dev
   libtbb-dev
   libbenchmark-dev

@@ -190,7 +190,7 @@ cc_library(
     linkopts = {linkopts},
     visibility = ["//visibility:public"],
 )
-""".format(
+{main}""".format(
         library = ctx.attr.library,
         pkg = ctx.attr.debian_package,
         target = ctx.attr.target,
@@ -198,6 +198,19 @@ cc_library(
         includes = _quote_list(["include"] if hdrs else []),
         defines = _quote_list(ctx.attr.defines),
         linkopts = _quote_list(ctx.attr.linkopts),
+        main = "" if not ctx.attr.main_target else """
+# The library's own main(), for tests that do not write one.
+cc_library(
+    name = "{name}",
+    linkopts = {linkopts},
+    visibility = ["//visibility:public"],
+    deps = [":{target}"],
+)
+""".format(
+            name = ctx.attr.main_target,
+            linkopts = _quote_list(ctx.attr.main_linkopts),
+            target = ctx.attr.target,
+        ),
     ))
     ctx.file("WORKSPACE", "workspace(name = \"{}\")\n".format(ctx.name))
 
@@ -217,6 +230,8 @@ tine_system_library = repository_rule(
                   "AVAILABLE = False in available.bzl instead of failing",
         ),
         "without": attr.string(doc = "for an optional library: what tine does without it"),
+        "main_target": attr.string(doc = "if set, a second cc_library of this name: the library's main()"),
+        "main_linkopts": attr.string_list(doc = "the main_target's linkopts (before the library's)"),
     },
     # TINE_PRETEND_MISSING: names (target or repository, comma or space separated) to treat
     # as missing, so the path without a library can be tested on a machine that has it.

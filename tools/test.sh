@@ -66,19 +66,23 @@ for c in "${configs[@]}"; do
   beps+=("$out/$c.json")
 done
 
-# A separate workspace that depends on tine the way users do (examples/consumer), built and run
-# from a clean output base so that a broken consumer path fails the suite.
+# A separate workspace that depends on tine the way users do (examples/consumer), built, run and
+# tested (its scheduler conformance test, through the GoogleTest adapter) from a clean output
+# base so that a broken consumer path fails the suite.
 checks=()
 if [ "${TINE_SKIP_CONSUMER:-0}" != 1 ]; then
-  echo "=== examples/consumer: bazel run //:consumer (clean output base)"
+  echo "=== examples/consumer: bazel run //:consumer, bazel test //... (clean output base)"
   consumer_base="$(mktemp -d "${TMPDIR:-/tmp}/tine-consumer.XXXXXX")"
   (cd examples/consumer && bazel --output_base="$consumer_base" run "${common[@]}" //:consumer </dev/null)
   rc=$?
+  (cd examples/consumer && bazel --output_base="$consumer_base" test "${common[@]}" //... </dev/null)
+  test_rc=$?
   (cd examples/consumer && bazel --output_base="$consumer_base" shutdown >/dev/null 2>&1)
   chmod -R u+w "$consumer_base" 2>/dev/null
   rm -rf "$consumer_base"
-  echo "=== examples/consumer exited $rc"
+  echo "=== examples/consumer: run exited $rc, test exited $test_rc"
   checks+=(--check "examples/consumer=$rc")
+  checks+=(--check "examples/consumer tests=$test_rc")
 
   # The release archive (tools/release.sh) and the README's http_archive snippet, the same way.
   # It archives a git repository: not run (and not counted) in an unpacked release archive.

@@ -1,8 +1,10 @@
-// Uses tine::testing (the <tine/testing/...> headers): fib on simple_pool, the minimal
-// user-written scheduler. Exits non-zero on a wrong result.
+// Uses tine::testing (the <tine/testing/...> headers, no test framework): fib on simple_pool,
+// the minimal user-written scheduler, then the scheduler conformance kit's neutral API on it.
+// Exits non-zero on a wrong result or a failed check.
 #include <cstdio>
 
 #include <tine/core/core.hpp>
+#include <tine/testing/scheduler_conformance.hpp>
 #include <tine/testing/simple_pool.hpp>
 
 namespace {
@@ -26,5 +28,8 @@ int main() {
   const long f = tine::sync_wait(pool, fib, 20);
   const bool ok = f == 6765;
   std::printf("simple_pool: fib(20) = %ld: %s\n", f, ok ? "ok" : "WRONG");
-  return ok ? 0 : 1;
+  const tine::testing::conformance_result r = tine::testing::run_conformance(pool, {.workers = 2});
+  std::printf("simple_pool: conformance kit: %s\n%s", r.ok() ? "ok" : "FAILED",
+              r.summary().c_str());
+  return ok && r.ok() ? 0 : 1;
 }

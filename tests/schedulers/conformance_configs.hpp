@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <memory>
 
-#include <tine/testing/scheduler_conformance.hpp>
+#include <tine/testing/conformance_boost_test.hpp>
 
 namespace tine_tests {
 
@@ -23,7 +23,7 @@ void conforms() {
   auto s = Config::make();
   tine::testing::conformance_options opts;
   opts.workers = Config::workers;
-  tine::testing::run_conformance(*s, opts);
+  tine::testing::boost_test::expect_conformance(*s, opts);
 }
 
 }  // namespace tine_tests
