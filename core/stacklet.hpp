@@ -30,6 +30,7 @@
 #include <new>
 
 #include <tine/core/config.hpp>
+#include <tine/core/worker_hooks.hpp>
 
 #if defined(__unix__)
 #include <sys/mman.h>
@@ -109,6 +110,7 @@ inline stacklet* try_make_stacklet(std::size_t bytes, stacklet* prev) noexcept {
   auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr};
   s->sp = s->base();
   s->end = s->base() + bytes;
+  note_stacklet_allocated(sizeof(stacklet) + bytes);
   return s;
 }
 
@@ -122,6 +124,7 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
 }
 
 inline void free_stacklet(stacklet* s) noexcept {
+  note_stacklet_freed(sizeof(stacklet) + s->capacity());
   free_stacklet_memory(s, sizeof(stacklet) + s->capacity());
 }
 
