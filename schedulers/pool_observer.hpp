@@ -130,8 +130,8 @@ inline constexpr bool is_observed = !std::is_same_v<O, no_observer>;
 template <typename O>
 inline constexpr bool check_pool_observer() {
   static_assert(pool_observer<O>,
-                "tine: the pool's Observer does not satisfy tine::pool_observer: it needs noexcept "
-                "hooks attach(n), on_worker_start(w), on_worker_stop(w), on_steal_attempt(w, v), "
+                "tine: the pool's Observer does not satisfy tine::pool_observer: it needs the hook "
+                "attach(n) and the noexcept hooks on_worker_start(w), on_worker_stop(w), on_steal_attempt(w, v), "
                 "on_steal(w, v), on_submission(w), on_work_done(w), on_sleep(w), on_wake(w), "
                 "on_join_suspend(w), on_join_resume(w), on_stacklet_alloc(w, bytes), "
                 "on_stacklet_free(w, bytes) (derive from tine::observer_base to get empty ones; "

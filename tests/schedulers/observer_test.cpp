@@ -4,8 +4,10 @@
 #include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -356,12 +358,18 @@ BOOST_AUTO_TEST_CASE(trace_observer_misuse_is_reported) {
 
 namespace {
 
-// A user-written observer: counts steals per thief, every other hook from observer_base.
+// [docs:steal_counter]
+// Counts steals per thief; every other hook is observer_base's empty one.
 struct steal_counter : tine::observer_base {
   std::vector<std::uint64_t> steals;
-  void attach(std::size_t n) { steals.assign(n, 0); }
-  void on_steal(std::size_t w, std::size_t) noexcept { ++steals[w]; }
+
+  // Before any worker starts: size per-worker state here (it may allocate and throw).
+  void attach(std::size_t workers) { steals.assign(workers, 0); }
+
+  // On worker w's own thread: w's slot is written by w alone, no lock needed.
+  void on_steal(std::size_t w, std::size_t /*victim*/) noexcept { ++steals[w]; }
 };
+// [docs:steal_counter end]
 
 struct not_an_observer {
   void on_steal(std::size_t, std::size_t) {}  // the rest is missing, and it is not noexcept
@@ -381,14 +389,15 @@ static_assert(!std::is_constructible_v<tine::lazy_pool<tine::numa_victims, steal
 static_assert(!std::is_constructible_v<tine::lazy_pool<>, std::size_t, steal_counter&>);
 
 BOOST_AUTO_TEST_CASE(a_user_observer_derived_from_observer_base) {
+  // [docs:steal_counter_use]
   steal_counter mine;
   {
-    tine::busy_pool pool(2, mine);
-    static_assert(std::is_same_v<decltype(pool), tine::busy_pool<tine::numa_victims, steal_counter>>);
-    for (int i = 0; i < rounds; ++i) {
-      BOOST_TEST(tine::sync_wait(pool, fib, fib_n) == fib_value);
+    tine::busy_pool pool(2, mine);  // a busy_pool<numa_victims, steal_counter>
+    for (int i = 0; i < 6; ++i) {
+      tine::sync_wait(pool, fib, 20);
     }
-  }
+  }  // the workers have stopped: mine.steals may be read
+  // [docs:steal_counter_use end]
   BOOST_TEST_REQUIRE(mine.steals.size() == 2u);
   // Checked against the counting observer in the same run.
   steal_counter again;
@@ -402,4 +411,21 @@ BOOST_AUTO_TEST_CASE(a_user_observer_derived_from_observer_base) {
   }
   BOOST_TEST(again.steals[0] == count.of(0).steals);
   BOOST_TEST(again.steals[1] == count.of(1).steals);
+}
+
+BOOST_AUTO_TEST_CASE(the_documented_example) {
+  // [docs:observe_a_pool]
+  tine::stats_observer stats;
+  tine::trace_observer trace(1 << 20);  // at most 2^20 events per worker, allocated up front
+  tine::observers both(stats, trace);   // a pool has one observer: this one reports to two
+  {
+    tine::lazy_pool pool(2, both);
+    tine::sync_wait(pool, fib, 25);
+  }  // the pool is destroyed: its workers have stopped, the observers may be read
+  stats.report().print(std::cout);
+  std::ostringstream json;  // or trace.write_chrome_trace("trace.json")
+  trace.write_chrome_trace(json);
+  // [docs:observe_a_pool end]
+  BOOST_TEST(stats.report().total().submissions == 1u);
+  BOOST_TEST(mini_json::parse(json.str()).at("otherData").at("workers").num == 2.0);
 }
