@@ -24,7 +24,7 @@
 
 #include "bench/uts.hpp"
 
-#if __has_include(<tine/schedulers/trace_observer.hpp>)
+#if __has_include(<tine/schedulers/trace_observer.hpp>) && !defined(TINE_BENCH_NO_OBSERVERS)
 #include <tine/schedulers/stats_observer.hpp>
 #include <tine/schedulers/trace_observer.hpp>
 #define TINE_BENCH_HAS_OBSERVERS 1

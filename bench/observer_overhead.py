@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Times observer_overhead binaries interleaved (the machine is shared and noisy: a round runs every
-variant once, rounds repeat) and prints medians and ratios as a markdown table. See bench/README.md.
+variant once, in a random order, rounds repeat) and prints medians, minima and ratios as markdown
+tables. See bench/README.md.
 
-  python3 bench/observer_overhead.py --before BIN_OF_MAIN --after BIN_OF_BRANCH [--rounds 7]
+  python3 bench/observer_overhead.py --before BIN_OF_MAIN --after BIN_OF_BRANCH [--rounds 15]
 """
 import argparse
+import random
 import statistics
 import subprocess
 import sys
@@ -25,8 +27,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--before', required=True, help='built against main (no observers)')
     ap.add_argument('--after', required=True, help='built against this branch')
-    ap.add_argument('--rounds', type=int, default=7)
-    ap.add_argument('--reps', type=int, default=3, help='timed runs per variant and round')
+    ap.add_argument('--rounds', type=int, default=15)
+    ap.add_argument('--reps', type=int, default=1, help='timed runs per variant and round')
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--workloads', default='fib,reduce,uts')
     ap.add_argument('--pools', default='lazy,busy')
@@ -35,28 +37,31 @@ def main():
                 ('after', a.after, 'stats'), ('after', a.after, 'trace')]
     times = {}
     extras = {}
+    rng = random.Random(1)
+    jobs = [(w, p, v) for w in a.workloads.split(',') for p in a.pools.split(',') for v in variants]
     for r in range(a.rounds):
+        rng.shuffle(jobs)
+        for w, p, (tag, binary, obs) in jobs:
+            for secs, tasks, extra in run(binary, w, p, obs, a.workers, a.reps):
+                times.setdefault((w, p, tag, obs), []).append(secs)
+                if extra:
+                    extras.setdefault((w, p), []).append((tasks, extra))
+        print(f'round {r + 1}/{a.rounds} done', file=sys.stderr)
+    for label, stat in [('median', statistics.median), ('minimum', min)]:
+        print(f'\n{label}s:\n')
+        print('| workload | pool | before (main) | after, no observer | ratio | stats | ratio '
+              '| trace | ratio |')
+        print('|---|---|---|---|---|---|---|---|---|')
         for w in a.workloads.split(','):
             for p in a.pools.split(','):
-                for tag, binary, obs in variants:
-                    for secs, tasks, extra in run(binary, w, p, obs, a.workers, a.reps):
-                        times.setdefault((w, p, tag, obs), []).append(secs)
-                        if extra:
-                            extras.setdefault((w, p), []).append((tasks, extra))
-        print(f'round {r + 1}/{a.rounds} done', file=sys.stderr)
-    print(f'| workload | pool | before (main) | after, no observer | ratio | stats | ratio '
-          f'| trace | ratio |')
-    print('|---|---|---|---|---|---|---|---|---|')
-    for w in a.workloads.split(','):
-        for p in a.pools.split(','):
-            med = {k[2:]: statistics.median(v) for k, v in times.items() if k[:2] == (w, p)}
-            base = med[('before', 'none')]
-            cells = [f'{med[("before", "none")] * 1e3:.1f} ms']
-            for key in [('after', 'none'), ('after', 'stats'), ('after', 'trace')]:
-                cells += [f'{med[key] * 1e3:.1f} ms', f'{med[key] / base:.3f}']
-            print(f'| {w} | {p} | ' + ' | '.join(cells) + ' |')
+                med = {k[2:]: stat(v) for k, v in times.items() if k[:2] == (w, p)}
+                base = med[('before', 'none')]
+                cells = [f'{base * 1e3:.1f} ms']
+                for key in [('after', 'none'), ('after', 'stats'), ('after', 'trace')]:
+                    cells += [f'{med[key] * 1e3:.1f} ms', f'{med[key] / base:.3f}']
+                print(f'| {w} | {p} | ' + ' | '.join(cells) + ' |')
     n = len(next(iter(times.values())))
-    print(f'\n{n} timed runs per cell ({a.rounds} rounds x {a.reps}), {a.workers} workers, medians.')
+    print(f'\n{n} timed runs per cell ({a.rounds} rounds x {a.reps}), {a.workers} workers.')
     print('\n| workload | pool | tasks | trace events (median) | events per million tasks '
           '| trace bytes (median) | bytes per event |')
     print('|---|---|---|---|---|---|---|')

@@ -123,7 +123,9 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
   return s;
 }
 
-inline void free_stacklet(stacklet* s) noexcept {
+/// Out of line: stack code inlined into every task's body (a join adopting a stack, trimming a
+/// cache) frees stacklets, and this, heap call and observer note included, stays out of it.
+TINE_NOINLINE inline void free_stacklet(stacklet* s) noexcept {
   note_stacklet_freed(sizeof(stacklet) + s->capacity());
   free_stacklet_memory(s, sizeof(stacklet) + s->capacity());
 }

@@ -51,15 +51,20 @@ inline thread_local const hook_binding* tls_hooks = nullptr;
 TINE_TLS_ACCESSOR const hook_binding* read_tls_hooks() noexcept { return tls_hooks; }
 TINE_TLS_ACCESSOR void write_tls_hooks(const hook_binding* b) noexcept { tls_hooks = b; }
 
+// The notes are out of line: they are reached from code that is inlined into every task's
+// coroutine body (a join's suspension path frees a cached stacklet), and inlining their bodies
+// there grows it enough that the compiler stops inlining the fork and join steps of the hot
+// path. A call on a path that already calls the heap costs nothing measurable.
+
 /// Called where a stacklet has just come from the heap (a cold path: see the file comment).
-inline void note_stacklet_allocated(std::size_t bytes) noexcept {
+TINE_NOINLINE inline void note_stacklet_allocated(std::size_t bytes) noexcept {
   if (const hook_binding* b = read_tls_hooks(); TINE_UNLIKELY(b != nullptr)) {
     b->hooks->stacklet_allocated(b->observer, b->worker, bytes);
   }
 }
 
 /// Called where a stacklet is about to go back to the heap.
-inline void note_stacklet_freed(std::size_t bytes) noexcept {
+TINE_NOINLINE inline void note_stacklet_freed(std::size_t bytes) noexcept {
   if (const hook_binding* b = read_tls_hooks(); TINE_UNLIKELY(b != nullptr)) {
     b->hooks->stacklet_freed(b->observer, b->worker, bytes);
   }
@@ -68,6 +73,15 @@ inline void note_stacklet_freed(std::size_t bytes) noexcept {
 /// Silences the calling thread's binding for a scope: a worker's stacks are made and destroyed
 /// by whichever thread builds and destroys the pool, which may be a worker of another, observed
 /// pool; those allocations are not that worker's.
+/// The join notes of worker_runtime, out of line for the same reason.
+TINE_NOINLINE inline void note_join(const hook_binding* b, bool resumed) noexcept {
+  if (resumed) {
+    b->hooks->join_resumed(b->observer, b->worker);
+  } else {
+    b->hooks->join_suspended(b->observer, b->worker);
+  }
+}
+
 class muted_hooks {
  public:
   muted_hooks() noexcept : m_saved(read_tls_hooks()) {

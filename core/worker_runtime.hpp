@@ -105,14 +105,14 @@ class worker_runtime {
   /// A task suspended at a join on this worker. Cold: follows a steal (see worker_hooks.hpp).
   void note_join_suspended() const noexcept {
     if (TINE_UNLIKELY(m_hooks != nullptr)) {
-      m_hooks->hooks->join_suspended(m_hooks->observer, m_hooks->worker);
+      note_join(m_hooks, false);
     }
   }
 
   /// The last stolen child arrived here and resumes the task that waited at its join.
   void note_join_resumed() const noexcept {
     if (TINE_UNLIKELY(m_hooks != nullptr)) {
-      m_hooks->hooks->join_resumed(m_hooks->observer, m_hooks->worker);
+      note_join(m_hooks, true);
     }
   }
 
