@@ -32,6 +32,20 @@
 #define TINE_BENCH_HAS_OBSERVERS 0
 #endif
 
+// -DTINE_BENCH_ONLY_STATS / -DTINE_BENCH_ONLY_TRACE: a binary with that observer alone (and no
+// observer), like a program that uses one. With all three in one unit, GCC's unit-wide inlining
+// budget runs out before the task bodies' fork/join steps (see bench/README.md).
+#if TINE_BENCH_HAS_OBSERVERS && !defined(TINE_BENCH_ONLY_TRACE)
+#define TINE_BENCH_STATS 1
+#else
+#define TINE_BENCH_STATS 0
+#endif
+#if TINE_BENCH_HAS_OBSERVERS && !defined(TINE_BENCH_ONLY_STATS)
+#define TINE_BENCH_TRACE 1
+#else
+#define TINE_BENCH_TRACE 0
+#endif
+
 namespace {
 
 // The pools as templates of (policy, observer); without observers the observer is ignored.
@@ -154,10 +168,12 @@ int rep(std::string_view workload, std::string_view pool_name, std::string_view 
   int rc = 2;
   if (obs == "none") {
     rc = time_one<Pool, no_observer>(workload, pool_name, obs, workers);
-#if TINE_BENCH_HAS_OBSERVERS
+#if TINE_BENCH_STATS
   } else if (obs == "stats") {
     tine::stats_observer stats;
     rc = time_one<Pool, tine::stats_observer>(workload, pool_name, obs, workers, stats);
+#endif
+#if TINE_BENCH_TRACE
   } else if (obs == "trace") {
     tine::trace_observer trace(std::size_t{1} << 22);
     rc = time_one<Pool, tine::trace_observer>(workload, pool_name, obs, workers, trace);

@@ -3,7 +3,8 @@
 variant once, in a random order, rounds repeat) and prints medians, minima and ratios as markdown
 tables. See bench/README.md.
 
-  python3 bench/observer_overhead.py --before BIN_OF_MAIN --after BIN_OF_BRANCH [--rounds 15]
+  python3 bench/observer_overhead.py --before BIN_OF_MAIN --after BIN_OF_BRANCH \
+      [--after-none BIN_OF_BRANCH_WITHOUT_OBSERVERS] [--rounds 15]
 """
 import argparse
 import random
@@ -26,15 +27,21 @@ def run(binary, workload, pool, observer, workers, reps):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--before', required=True, help='built against main (no observers)')
-    ap.add_argument('--after', required=True, help='built against this branch')
+    ap.add_argument('--after', required=True, help='built against this branch (observers)')
+    ap.add_argument('--after-none', help='built against this branch with -DTINE_BENCH_NO_OBSERVERS '
+                    '(a program that uses no observer), for the "after, no observer" column; '
+                    'default: --after')
+    ap.add_argument('--after-stats', help='built with -DTINE_BENCH_ONLY_STATS (default: --after)')
+    ap.add_argument('--after-trace', help='built with -DTINE_BENCH_ONLY_TRACE (default: --after)')
     ap.add_argument('--rounds', type=int, default=15)
     ap.add_argument('--reps', type=int, default=1, help='timed runs per variant and round')
     ap.add_argument('--workers', type=int, default=2)
     ap.add_argument('--workloads', default='fib,reduce,uts')
     ap.add_argument('--pools', default='lazy,busy')
     a = ap.parse_args()
-    variants = [('before', a.before, 'none'), ('after', a.after, 'none'),
-                ('after', a.after, 'stats'), ('after', a.after, 'trace')]
+    variants = [('before', a.before, 'none'), ('after', a.after_none or a.after, 'none'),
+                ('after', a.after_stats or a.after, 'stats'),
+                ('after', a.after_trace or a.after, 'trace')]
     times = {}
     extras = {}
     rng = random.Random(1)
