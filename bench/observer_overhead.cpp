@@ -99,7 +99,7 @@ tine::task<uts::result> traverse(const uts::params* p, const uts::node* n) {
   co_return r;
 }
 
-constexpr int fib_n = 32;           // 7,049,155 tasks
+constexpr int fib_n = 32;                               // 7,049,155 tasks
 constexpr std::size_t reduce_n = std::size_t{1} << 25;  // doubles
 
 const std::vector<double>& reduce_input() {
@@ -149,8 +149,7 @@ int time_one(std::string_view workload, std::string_view pool_name, std::string_
   Pool<tine::numa_victims, Observer> pool(workers, obs...);
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t tasks = run(workload, pool);
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (tasks == 0) {
     std::fprintf(stderr, "observer_overhead: wrong result\n");
     return 1;

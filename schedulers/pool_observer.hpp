@@ -38,18 +38,30 @@ namespace tine {
 template <typename O>
 concept pool_observer = requires(O& o, std::size_t w, std::size_t v) {
   o.attach(w);
-  { o.on_worker_start(w) } noexcept;
-  { o.on_worker_stop(w) } noexcept;
-  { o.on_steal_attempt(w, v) } noexcept;
-  { o.on_steal(w, v) } noexcept;
-  { o.on_submission(w) } noexcept;
-  { o.on_work_done(w) } noexcept;
-  { o.on_sleep(w) } noexcept;
-  { o.on_wake(w) } noexcept;
-  { o.on_join_suspend(w) } noexcept;
-  { o.on_join_resume(w) } noexcept;
-  { o.on_stacklet_alloc(w, v) } noexcept;
-  { o.on_stacklet_free(w, v) } noexcept;
+  { o.on_worker_start(w) }
+  noexcept;
+  { o.on_worker_stop(w) }
+  noexcept;
+  { o.on_steal_attempt(w, v) }
+  noexcept;
+  { o.on_steal(w, v) }
+  noexcept;
+  { o.on_submission(w) }
+  noexcept;
+  { o.on_work_done(w) }
+  noexcept;
+  { o.on_sleep(w) }
+  noexcept;
+  { o.on_wake(w) }
+  noexcept;
+  { o.on_join_suspend(w) }
+  noexcept;
+  { o.on_join_resume(w) }
+  noexcept;
+  { o.on_stacklet_alloc(w, v) }
+  noexcept;
+  { o.on_stacklet_free(w, v) }
+  noexcept;
 };
 
 /// Every hook, empty: derive from it and define only the hooks you need (a derived class's
@@ -86,7 +98,9 @@ class observers {
   B& second() const noexcept { return *m_b; }
 
   void attach(std::size_t n) noexcept { (m_a->attach(n), m_b->attach(n)); }
-  void on_worker_start(std::size_t w) noexcept { (m_a->on_worker_start(w), m_b->on_worker_start(w)); }
+  void on_worker_start(std::size_t w) noexcept {
+    (m_a->on_worker_start(w), m_b->on_worker_start(w));
+  }
   void on_worker_stop(std::size_t w) noexcept { (m_a->on_worker_stop(w), m_b->on_worker_stop(w)); }
   void on_steal_attempt(std::size_t w, std::size_t v) noexcept {
     m_a->on_steal_attempt(w, v);
@@ -100,7 +114,9 @@ class observers {
   void on_work_done(std::size_t w) noexcept { (m_a->on_work_done(w), m_b->on_work_done(w)); }
   void on_sleep(std::size_t w) noexcept { (m_a->on_sleep(w), m_b->on_sleep(w)); }
   void on_wake(std::size_t w) noexcept { (m_a->on_wake(w), m_b->on_wake(w)); }
-  void on_join_suspend(std::size_t w) noexcept { (m_a->on_join_suspend(w), m_b->on_join_suspend(w)); }
+  void on_join_suspend(std::size_t w) noexcept {
+    (m_a->on_join_suspend(w), m_b->on_join_suspend(w));
+  }
   void on_join_resume(std::size_t w) noexcept { (m_a->on_join_resume(w), m_b->on_join_resume(w)); }
   void on_stacklet_alloc(std::size_t w, std::size_t bytes) noexcept {
     m_a->on_stacklet_alloc(w, bytes);
@@ -131,7 +147,8 @@ template <typename O>
 inline constexpr bool check_pool_observer() {
   static_assert(pool_observer<O>,
                 "tine: the pool's Observer does not satisfy tine::pool_observer: it needs the hook "
-                "attach(n) and the noexcept hooks on_worker_start(w), on_worker_stop(w), on_steal_attempt(w, v), "
+                "attach(n) and the noexcept hooks on_worker_start(w), on_worker_stop(w), "
+                "on_steal_attempt(w, v), "
                 "on_steal(w, v), on_submission(w), on_work_done(w), on_sleep(w), on_wake(w), "
                 "on_join_suspend(w), on_join_resume(w), on_stacklet_alloc(w, bytes), "
                 "on_stacklet_free(w, bytes) (derive from tine::observer_base to get empty ones; "

@@ -52,9 +52,9 @@ struct worker_report {
   /// allocated - bytes it freed). Stacks change hands at joins, so this is a per-worker view; in
   /// `total()` it is the sum of the workers' marks, an upper bound of the pool's peak.
   std::uint64_t stack_high_water = 0;
-  std::chrono::nanoseconds busy{0};      ///< Time running tasks.
-  std::chrono::nanoseconds stealing{0};  ///< Time looking for work (awake, not running tasks).
-  std::chrono::nanoseconds asleep{0};    ///< Time parked on its event count (lazy_pool).
+  std::chrono::nanoseconds busy{0};        ///< Time running tasks.
+  std::chrono::nanoseconds stealing{0};    ///< Time looking for work (awake, not running tasks).
+  std::chrono::nanoseconds asleep{0};      ///< Time parked on its event count (lazy_pool).
   std::vector<std::uint64_t> steals_from;  ///< Steals by victim index (a row of the matrix).
 
   /// Adds `o` field by field (steals_from element-wise, stack_high_water summed).
@@ -100,19 +100,19 @@ struct stats_report {
     char line[256];
     const auto ms = [](std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e6; };
     const auto row = [&](const char* name, const worker_report& w) {
-      std::snprintf(line, sizeof line,
-                    "%-7s %9.2f %9.2f %9.2f %7llu %9llu %7llu %7llu %7llu %9.1f\n", name, ms(w.busy),
-                    ms(w.stealing), ms(w.asleep), static_cast<unsigned long long>(w.submissions),
-                    static_cast<unsigned long long>(w.steal_attempts),
-                    static_cast<unsigned long long>(w.steals),
-                    static_cast<unsigned long long>(w.joins_suspended),
-                    static_cast<unsigned long long>(w.sleeps),
-                    static_cast<double>(w.stack_high_water) / 1024.0);
+      std::snprintf(
+          line, sizeof line, "%-7s %9.2f %9.2f %9.2f %7llu %9llu %7llu %7llu %7llu %9.1f\n", name,
+          ms(w.busy), ms(w.stealing), ms(w.asleep), static_cast<unsigned long long>(w.submissions),
+          static_cast<unsigned long long>(w.steal_attempts),
+          static_cast<unsigned long long>(w.steals),
+          static_cast<unsigned long long>(w.joins_suspended),
+          static_cast<unsigned long long>(w.sleeps),
+          static_cast<double>(w.stack_high_water) / 1024.0);
       out << line;
     };
     std::snprintf(line, sizeof line, "%-7s %9s %9s %9s %7s %9s %7s %7s %7s %9s\n", "worker",
-                  "busy ms", "steal ms", "sleep ms", "submit", "attempts", "steals", "joins", "sleeps",
-                  "stack KiB");
+                  "busy ms", "steal ms", "sleep ms", "submit", "attempts", "steals", "joins",
+                  "sleeps", "stack KiB");
     out << line;
     for (std::size_t i = 0; i < workers.size(); ++i) {
       row(std::to_string(i).c_str(), workers[i]);
@@ -228,7 +228,7 @@ class stats_observer {
   enum class state : unsigned char { none, looking, busy, asleep };
 
   struct alignas(64) slot {
-    worker_report counts;  // its steals_from stays empty: the matrix is kept in m_matrix
+    worker_report counts;   // its steals_from stays empty: the matrix is kept in m_matrix
     std::int64_t held = 0;  // may go below 0: a worker frees stacks that others allocated
     std::int64_t high_water = 0;
     state now = state::none;

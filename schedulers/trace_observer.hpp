@@ -299,8 +299,8 @@ class trace_observer::writer {
   /// Opens an instant of category "event"; the caller closes it (with or without args).
   void instant(std::size_t w, const char* name, std::uint64_t ns) {
     begin_event();
-    m_out << R"({"ph":"i","cat":"event","s":"t","name":")" << name << R"(","pid":1,"tid":)" << dec{w}
-          << ",\"ts\":";
+    m_out << R"({"ph":"i","cat":"event","s":"t","name":")" << name << R"(","pid":1,"tid":)"
+          << dec{w} << ",\"ts\":";
     micros(ns);
   }
 
@@ -335,9 +335,7 @@ class trace_observer::writer {
   std::uint64_t m_flows = 0;
 };
 
-inline void trace_observer::write_chrome_trace(std::ostream& out) const {
-  writer(out).run(*this);
-}
+inline void trace_observer::write_chrome_trace(std::ostream& out) const { writer(out).run(*this); }
 
 }  // namespace tine
 

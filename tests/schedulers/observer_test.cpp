@@ -73,7 +73,7 @@ struct pool_kind {
   template <typename Observer>
   using type = Pool<tine::numa_victims, Observer>;
   static constexpr bool lazy = std::is_same_v<Pool<tine::numa_victims, tine::no_observer>,
-                                               tine::lazy_pool<tine::numa_victims>>;
+                                              tine::lazy_pool<tine::numa_victims>>;
 };
 
 using kinds = boost::mpl::list<pool_kind<tine::busy_pool>, pool_kind<tine::lazy_pool>>;
@@ -339,21 +339,20 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_full_trace_buffer_drops_and_counts, Kind, kinds)
 }
 
 BOOST_AUTO_TEST_CASE(trace_observer_misuse_is_reported) {
-  BOOST_CHECK_EXCEPTION(tine::trace_observer(1), std::invalid_argument,
-                        [](const std::invalid_argument& e) {
-                          return std::string(e.what()).find("at least 2, got 1") !=
-                                 std::string::npos;
-                        });
+  BOOST_CHECK_EXCEPTION(
+      tine::trace_observer(1), std::invalid_argument, [](const std::invalid_argument& e) {
+        return std::string(e.what()).find("at least 2, got 1") != std::string::npos;
+      });
   tine::trace_observer trace;
   {
     tine::busy_pool pool(1, trace);
     BOOST_TEST(tine::sync_wait(pool, fib, 10) == 55);
   }
-  BOOST_CHECK_EXCEPTION(
-      trace.write_chrome_trace(std::string("/nonexistent-dir/trace.json")), std::runtime_error,
-      [](const std::runtime_error& e) {
-        return std::string(e.what()).find("'/nonexistent-dir/trace.json'") != std::string::npos;
-      });
+  BOOST_CHECK_EXCEPTION(trace.write_chrome_trace(std::string("/nonexistent-dir/trace.json")),
+                        std::runtime_error, [](const std::runtime_error& e) {
+                          return std::string(e.what()).find("'/nonexistent-dir/trace.json'") !=
+                                 std::string::npos;
+                        });
 }
 
 namespace {
