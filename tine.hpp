@@ -6,6 +6,8 @@
 /// scheduling), the victim policies, the schedulers and the parallel algorithms.
 /// Bazel target: `@tine//:tine`.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <tine/algorithms/algorithms.hpp>
 #include <tine/core/core.hpp>
 #include <tine/policies/numa_victims.hpp>

@@ -10,6 +10,8 @@
 ///   init, op)`.
 /// Every call takes an optional last argument `tine::grain{n}` (see grain.hpp for the default).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <tine/algorithms/concepts.hpp>
 #include <tine/algorithms/for_each.hpp>
 #include <tine/algorithms/grain.hpp>

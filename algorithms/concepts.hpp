@@ -13,6 +13,8 @@
 /// `static_assert`s whose messages are sentences (a failed constraint in an overload set would
 /// print "no matching function" and a list of candidates instead).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 #include <functional>
 #include <iterator>

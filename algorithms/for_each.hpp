@@ -13,6 +13,8 @@
 /// elements in no particular order. If `f` throws, the first exception is rethrown to the caller
 /// after every piece already started has finished; pieces not yet started may be skipped.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>
@@ -89,6 +91,7 @@ struct for_each_fn {
   }
 };
 
+/// The blocking for_each: see for_each_fn.
 inline constexpr for_each_fn for_each{};
 
 namespace async {
@@ -121,6 +124,7 @@ struct for_each_fn {
   }
 };
 
+/// The task form of for_each: see async::for_each_fn.
 inline constexpr for_each_fn for_each{};
 
 }  // namespace async

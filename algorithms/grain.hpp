@@ -22,6 +22,8 @@
 /// input the whole call costs about as much as the scheduler's wake-up; pass a grain to keep small
 /// inputs serial, for example `tine::grain{4096}`.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>

@@ -15,6 +15,8 @@
 /// throws, the first exception reaches the caller after every piece already started has
 /// finished, and the output is partly written.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>
@@ -101,6 +103,7 @@ struct map_fn {
   }
 };
 
+/// The blocking map: see map_fn.
 inline constexpr map_fn map{};
 
 namespace async {
@@ -129,6 +132,7 @@ struct map_fn {
   }
 };
 
+/// The task form of map: see async::map_fn.
 inline constexpr map_fn map{};
 
 }  // namespace async

@@ -17,6 +17,8 @@
 /// never on the heap. `op` and the transform are called concurrently; if one throws, the first
 /// exception reaches the caller after every piece already started has finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <functional>
 #include <iterator>
@@ -232,6 +234,7 @@ struct reduce_fn {
   }
 };
 
+/// The blocking reduce: see reduce_fn.
 inline constexpr reduce_fn reduce{};
 
 /// Blocking transform_reduce: `init op transform(x0) op transform(x1) ...`, or with two inputs
@@ -272,6 +275,7 @@ struct transform_reduce_fn {
   }
 };
 
+/// The blocking transform_reduce: see transform_reduce_fn.
 inline constexpr transform_reduce_fn transform_reduce{};
 
 namespace async {
@@ -312,6 +316,7 @@ struct reduce_fn {
   }
 };
 
+/// The task form of reduce: see async::reduce_fn.
 inline constexpr reduce_fn reduce{};
 
 /// Task form of transform_reduce (one or two inputs), as `tine::transform_reduce` without the
@@ -363,6 +368,7 @@ struct transform_reduce_fn {
   }
 };
 
+/// The task form of transform_reduce: see async::transform_reduce_fn.
 inline constexpr transform_reduce_fn transform_reduce{};
 
 }  // namespace async

@@ -19,6 +19,8 @@
 /// throws, the first exception reaches the caller after every piece already started has
 /// finished, and the output is partly written.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <algorithm>
 #include <cstddef>
 #include <functional>
@@ -228,6 +230,7 @@ struct inclusive_scan_fn {
   }
 };
 
+/// The blocking inclusive_scan: see inclusive_scan_fn.
 inline constexpr inclusive_scan_fn inclusive_scan{};
 
 /// Blocking exclusive scan: `out[i] = init op in[0] op ... op in[i-1]`; returns `out + n`.
@@ -252,6 +255,7 @@ struct exclusive_scan_fn {
   }
 };
 
+/// The blocking exclusive_scan: see exclusive_scan_fn.
 inline constexpr exclusive_scan_fn exclusive_scan{};
 
 namespace async {
@@ -292,6 +296,7 @@ struct inclusive_scan_fn {
   }
 };
 
+/// The task form of inclusive_scan: see async::inclusive_scan_fn.
 inline constexpr inclusive_scan_fn inclusive_scan{};
 
 /// Task form of exclusive_scan, as `tine::exclusive_scan` without the scheduler.
@@ -318,6 +323,7 @@ struct exclusive_scan_fn {
   }
 };
 
+/// The task form of exclusive_scan: see async::exclusive_scan_fn.
 inline constexpr exclusive_scan_fn exclusive_scan{};
 
 }  // namespace async

@@ -16,6 +16,8 @@
 /// predicate is called concurrently; if it throws, the first exception reaches the caller after
 /// every piece already started has finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -195,6 +197,7 @@ struct find_if_fn {
   }
 };
 
+/// The blocking find_if: see find_if_fn.
 inline constexpr find_if_fn find_if{};
 
 /// Blocking any_of: whether `pred` is true for some element (false for an empty input).
@@ -227,11 +230,14 @@ struct find_if_fn {
   }
 };
 
+/// The task form of find_if: see async::find_if_fn.
 inline constexpr find_if_fn find_if{};
 
-/// Task forms of the quantifiers: `co_await tine::call(&ok, tine::async::all_of, range, pred)`.
+/// Task form of any_of: `co_await tine::call(&ok, tine::async::any_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<true, true> any_of{};
+/// Task form of all_of: `co_await tine::call(&ok, tine::async::all_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<false, false> all_of{};
+/// Task form of none_of: `co_await tine::call(&ok, tine::async::none_of, range, pred)`.
 inline constexpr detail::async_quantifier_fn<true, false> none_of{};
 
 }  // namespace async

@@ -58,6 +58,8 @@
 /// forwarding a `const auto&` or `auto&&` parameter as an rvalue) fails to compile inside the
 /// wrapper. Give such a wrapper its return type: `-> tine::task<T>`.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <cstdlib>
 #include <tuple>

@@ -4,6 +4,8 @@
 /// \file concepts.hpp
 /// What tine asks of a scheduler.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 
 #include <tine/core/submit_node.hpp>

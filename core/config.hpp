@@ -3,12 +3,19 @@
 
 /// \file config.hpp
 /// Compiler checks and the few macros the rest of tine uses.
+///
+/// Every tine header includes this one first, so that a build without C++20 stops with the
+/// message below before a standard header (`<coroutine>`, `<concepts>`) or tine's own C++20 code
+/// fails in ways that do not say why.
 
 #if !defined(__cplusplus) || __cplusplus < 202002L
 // clang-format off
 #error "tine needs C++20: compile with -std=c++20 \
 (with Bazel: build --cxxopt=-std=c++20 in your .bazelrc)"
 // clang-format on
+// A missing header is a fatal error for GCC and Clang: compilation stops here, after the message
+// above, instead of going on to hundreds of errors from the C++20 code that follows.
+#include <tine: compilation stopped here (C++20 is needed, see the error above)>
 #endif
 
 #include <cstdio>

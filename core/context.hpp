@@ -6,10 +6,11 @@
 /// worker's deque of continuations, its stacks and its submission queue; its public members are
 /// all a scheduler author may call. (The runtime internals tasks use are in worker_runtime.hpp.)
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <new>
 
-#include <tine/core/config.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>

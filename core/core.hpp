@@ -5,6 +5,8 @@
 /// Everything in tine's core: tasks, fork/call/join, sync_wait, the stack allocation API,
 /// explicit scheduling and the worker context that scheduler plugins drive.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>

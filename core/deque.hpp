@@ -27,7 +27,7 @@
 ///      treated as acquire by every compiler anyway, and acquire is what the proof needs).
 /// Every atomic operation below carries a comment giving its ordering and the reason for it.
 
-#include <tine/core/config.hpp>
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <atomic>
 #include <bit>

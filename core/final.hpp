@@ -10,11 +10,12 @@
 /// its children, whose completion may complete the grandparent, and so on: `completion::finish`
 /// runs such a cascade as a loop, in constant C++ stack, however deep it is.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <coroutine>
 #include <cstdint>
 #include <optional>
 
-#include <tine/core/config.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/worker_runtime.hpp>

@@ -25,6 +25,11 @@
 /// rvalue reference parameters of a task. For generic callables only the first rule is checked,
 /// by a trial call: argument_check.hpp lists what it decides. The callable itself is referenced
 /// by the child: pass a named callable, a function, or a capture-less lambda.
+///
+/// A callable that cannot be called with the arguments, or that does not return a `tine::task<T>`,
+/// is reported by one static_assert in one sentence (core/callable_check.hpp).
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <coroutine>
 #include <exception>
@@ -33,8 +38,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/argument_check.hpp>
-#include <tine/core/config.hpp>
+#include <tine/core/callable_check.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/request.hpp>
 #include <tine/core/task.hpp>
@@ -42,13 +46,6 @@
 
 namespace tine {
 namespace detail {
-
-template <typename X>
-struct task_value;
-template <typename T>
-struct task_value<task<T>> {
-  using type = T;
-};
 
 template <typename Request>
 struct spawn_awaitable;
@@ -161,64 +158,66 @@ struct spawn_awaitable {
   }
 };
 
-template <typename F>
-inline constexpr bool safe_callable =
-    !(std::is_rvalue_reference_v<F&&> && std::is_class_v<std::remove_cvref_t<F>> &&
-      !std::is_empty_v<std::remove_cvref_t<F>>);
-
-template <bool Fork, typename R, typename F, typename... Args>
-consteval void check_spawn() {
-  static_assert(
-      safe_callable<F>,
-      "tine::fork/call: the callable is a temporary with state (for example a lambda with "
-      "captures); the child refers to it after this statement ends. Name it first: "
-      "auto f = [..](..) -> tine::task<T> {..}; co_await tine::fork(&r, f, args...);");
-  if constexpr (!std::is_void_v<R>) {
-    using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
-    static_assert(std::is_same_v<R, T>,
-                  "tine::fork/call(&r, fn, args...): r must have exactly the type the task returns "
-                  "(fn returns tine::task<T>, so r must be a T)");
-  }
-  check_arguments<Fork, F, Args...>();
-}
-
 }  // namespace detail
+
+// Deliberately unconstrained but for telling the two forms apart: a call with the wrong callable
+// or arguments is reported by the one static_assert of detail::check_task_function that fits.
 
 /// Forks `fn(args...)`: runs it now, leaving the rest of this task to thieves; its result is
 /// written to `*result`, valid after the next `co_await tine::join()`.
 template <typename R, typename F, typename... Args>
-requires task_function<F, Args...>
-[[nodiscard]] auto fork(R* result, F&& fn, Args&&... args) {
-  detail::check_spawn<true, R, F, Args...>();
-  return detail::spawn_request<true, R, F, Args...>{
-      result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+requires detail::result_pointer<R*>
+[[nodiscard(
+    "tine::fork does nothing unless co_awaited: the child never runs and *result is "
+    "never written")]] auto
+fork(R* result, F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::fork, R, F, Args...>()) {
+    return detail::spawn_request<true, R, F, Args...>{
+        result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+  } else {
+    return detail::rejected_request{};
+  }
 }
 
 /// Forks `fn(args...)` and discards its result.
 template <typename F, typename... Args>
-requires task_function<F, Args...>
-[[nodiscard]] auto fork(F&& fn, Args&&... args) {
-  detail::check_spawn<true, void, F, Args...>();
-  return detail::spawn_request<true, void, F, Args...>{
-      nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+requires detail::callable_first<F>
+[[nodiscard("tine::fork does nothing unless co_awaited: the child never runs")]] auto fork(
+    F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::fork, void, F, Args...>()) {
+    return detail::spawn_request<true, void, F, Args...>{
+        nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+  } else {
+    return detail::rejected_request{};
+  }
 }
 
 /// Calls `fn(args...)` as a child task (nothing can be stolen); result in `*result`.
 template <typename R, typename F, typename... Args>
-requires task_function<F, Args...>
-[[nodiscard]] auto call(R* result, F&& fn, Args&&... args) {
-  detail::check_spawn<false, R, F, Args...>();
-  return detail::spawn_request<false, R, F, Args...>{
-      result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+requires detail::result_pointer<R*>
+[[nodiscard(
+    "tine::call does nothing unless co_awaited: the child never runs and *result is "
+    "never written")]] auto
+call(R* result, F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::call, R, F, Args...>()) {
+    return detail::spawn_request<false, R, F, Args...>{
+        result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+  } else {
+    return detail::rejected_request{};
+  }
 }
 
 /// Calls `fn(args...)` as a child task and discards its result.
 template <typename F, typename... Args>
-requires task_function<F, Args...>
-[[nodiscard]] auto call(F&& fn, Args&&... args) {
-  detail::check_spawn<false, void, F, Args...>();
-  return detail::spawn_request<false, void, F, Args...>{
-      nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+requires detail::callable_first<F>
+[[nodiscard("tine::call does nothing unless co_awaited: the child never runs")]] auto call(
+    F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::call, void, F, Args...>()) {
+    return detail::spawn_request<false, void, F, Args...>{
+        nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
+  } else {
+    return detail::rejected_request{};
+  }
 }
 
 }  // namespace tine

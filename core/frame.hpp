@@ -5,6 +5,8 @@
 /// The header every task's coroutine promise carries: who to resume next, where the task's stack
 /// is, and Nowa's wait-free split join counter (Nowa paper, section IV).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
@@ -13,7 +15,6 @@
 #include <new>
 #include <type_traits>
 
-#include <tine/core/config.hpp>
 #include <tine/core/stacklet.hpp>
 
 namespace tine::detail {

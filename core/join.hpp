@@ -7,12 +7,13 @@
 /// arrive continues the task, so no worker ever blocks. If a child (or this task, between fork and
 /// join) threw, the first exception is rethrown here, after all children have finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <coroutine>
 #include <cstdint>
 #include <exception>
 #include <utility>
 
-#include <tine/core/config.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/request.hpp>
@@ -76,7 +77,12 @@ struct join_request {
 }  // namespace detail
 
 /// Waits for all children forked since the last join; rethrows the first exception among them.
-[[nodiscard]] inline detail::join_request join() noexcept { return {}; }
+[[nodiscard(
+    "tine::join does nothing unless co_awaited: the forked children are not waited for and their "
+    "results are not ready")]] inline detail::join_request
+join() noexcept {
+  return {};
+}
 
 }  // namespace tine
 

@@ -7,10 +7,11 @@
 /// them, when `bind(frame&)` turns them into the awaitable that does the work with the awaiting
 /// task's frame in hand.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <coroutine>
 #include <type_traits>
 #include <utility>
-
-#include <tine/core/config.hpp>
 
 namespace tine::detail {
 
@@ -47,6 +48,13 @@ class await_check {
 #else
   void awaited() noexcept {}
 #endif
+};
+
+/// What fork or call returns when a static_assert has already rejected its arguments: a request
+/// that does nothing, so that the `co_await` adds no error of its own to that message.
+struct rejected_request {
+  using tine_request = void;
+  std::suspend_never bind(frame&) && noexcept { return {}; }
 };
 
 }  // namespace tine::detail

@@ -9,6 +9,8 @@
 ///
 /// Only allowed outside a fork-join scope (join first): otherwise `std::logic_error`.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <coroutine>
 #include <stdexcept>
 
@@ -76,7 +78,10 @@ struct resume_on_request {
 
 /// Moves the calling task to scheduler (or worker) `target`; see the file comment.
 template <scheduler S>
-[[nodiscard]] detail::resume_on_request<S> resume_on(S& target) noexcept {
+[[nodiscard(
+    "tine::resume_on does nothing unless co_awaited: the task stays on the worker it runs "
+    "on")]] detail::resume_on_request<S>
+resume_on(S& target) noexcept {
   return {&target};
 }
 

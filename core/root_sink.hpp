@@ -4,6 +4,8 @@
 /// \file root_sink.hpp
 /// Where a root task (started by sync_wait) reports that it finished.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <condition_variable>
 #include <exception>
 #include <mutex>

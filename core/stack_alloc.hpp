@@ -24,6 +24,8 @@
 /// join at the task's end). Its elements are destroyed at once, as C++ requires: with an element
 /// type that has a destructor, join before leaving the block.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -31,7 +33,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/config.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/stacklet.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -149,7 +150,10 @@ struct stack_alloc_request {
 /// Allocates `count` default-initialised T on the current task's stack: `co_await
 /// tine::stack_alloc<T>(count)` yields a `tine::stack_array<T>`.
 template <typename T>
-[[nodiscard]] detail::stack_alloc_request<T> stack_alloc(std::size_t count) noexcept {
+[[nodiscard(
+    "tine::stack_alloc allocates nothing unless co_awaited: write "
+    "auto a = co_await tine::stack_alloc<T>(n);")]] detail::stack_alloc_request<T>
+stack_alloc(std::size_t count) noexcept {
   static_assert(alignof(T) <= detail::stack_alignment,
                 "tine::stack_alloc<T>: T may be aligned to at most 64 bytes (stack allocations "
                 "start on 64-byte boundaries)");

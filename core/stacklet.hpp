@@ -25,12 +25,12 @@
 /// A stack is identified by its top stacklet; ownership of a stack moves between workers at
 /// joins (see `worker_stacks.hpp`), never concurrently.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+#include <tine/core/worker_hooks.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <new>
-
-#include <tine/core/config.hpp>
-#include <tine/core/worker_hooks.hpp>
 
 #if defined(__unix__)
 #include <sys/mman.h>

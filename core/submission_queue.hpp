@@ -35,7 +35,7 @@
 /// touch anyway) and a CAS loop for producers (lock-free rather than wait-free); submissions are
 /// rare next to the fork/join fast path, which does not use this queue.
 
-#include <tine/core/config.hpp>
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <atomic>
 #include <concepts>

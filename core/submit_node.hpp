@@ -5,6 +5,8 @@
 /// The unit of work a scheduler receives from outside its workers: a root task from sync_wait, or
 /// a task moving itself with resume_on.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 namespace tine {
 
 /// An intrusive node handed to `scheduler::schedule`. The scheduler must eventually call

@@ -9,6 +9,8 @@
 /// Call it from a thread that is not a worker: inside a task use `co_await tine::call(...)`.
 /// Calling it on a worker throws `std::logic_error` instead of deadlocking.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <coroutine>
 #include <functional>
 #include <stdexcept>
@@ -16,7 +18,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/argument_check.hpp>
+#include <tine/core/callable_check.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
@@ -72,30 +74,27 @@ struct root_job : submit_node, root_sink, root_result<T> {
 
 /// Runs `fn(args...)` on `sched` and waits for it; returns its result or rethrows its exception.
 /// Arguments are passed by reference to the root task and live until it completes.
+///
+/// `fn` and `args` are not constrained: a callable that is not a task, or arguments it cannot be
+/// called with, are reported by one static_assert (core/callable_check.hpp).
 template <scheduler S, typename F, typename... Args>
-requires task_function<F, Args...>
 auto sync_wait(S& sched, F&& fn, Args&&... args) {
-  using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
-  // The root task is created inside the worker from references to `args`: a conversion
-  // temporary made there would die before the task runs.
-  detail::check_arguments<false, F, Args...>();
-  static_assert(
-      std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
-      "tine::sync_wait: the root task's return type must be default-constructible and "
-      "move-assignable");
-  if (current_worker() != nullptr) {
-    throw std::logic_error(
-        "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
-        "co_await tine::call(&result, fn, args...) instead");
-  }
-  detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
-  sched.schedule(&job);
-  job.wait();
-  if (job.exception) {
-    std::rethrow_exception(job.exception);
-  }
-  if constexpr (!std::is_void_v<T>) {
-    return std::move(job.value);
+  if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
+    using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
+    if (current_worker() != nullptr) {
+      throw std::logic_error(
+          "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
+          "co_await tine::call(&result, fn, args...) instead");
+    }
+    detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
+    sched.schedule(&job);
+    job.wait();
+    if (job.exception) {
+      std::rethrow_exception(job.exception);
+    }
+    if constexpr (!std::is_void_v<T>) {
+      return std::move(job.value);
+    }
   }
 }
 

@@ -10,6 +10,8 @@
 /// named. Inside a task, `co_await` accepts only tine's awaitables (fork, call, join, resume_on,
 /// stack_alloc), because they keep the worker's stack and deque consistent.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 #include <coroutine>
 #include <cstddef>
@@ -17,7 +19,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/config.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/request.hpp>

@@ -13,9 +13,9 @@
 /// and a contended atomic), the last arrival of a stolen join, and a stacklet going to or from
 /// the heap (a call to operator new / mmap). Without an observer the pointer stays null.
 
-#include <cstddef>
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
-#include <tine/core/config.hpp>
+#include <cstddef>
 
 namespace tine {
 

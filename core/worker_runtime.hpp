@@ -6,12 +6,13 @@
 /// the stacks, and the switch from one coroutine to the next. Internal: scheduler authors use
 /// `tine::worker_context` (context.hpp), which owns one of these.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
-#include <tine/core/config.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/worker_hooks.hpp>

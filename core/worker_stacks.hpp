@@ -16,9 +16,10 @@
 /// parking, the strand has nothing left to do and returns to its scheduler), so one spare is
 /// enough.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 
-#include <tine/core/config.hpp>
 #include <tine/core/stacklet.hpp>
 
 namespace tine::detail {

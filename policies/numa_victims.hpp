@@ -5,6 +5,8 @@
 /// Victims weighted by topological distance (libfork paper, section III-D, eq. 6): the default
 /// policy of tine's pools.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -9,6 +9,8 @@
 /// and Vigna) passes the usual statistical batteries with 32 bytes of state. It is not
 /// cryptographic, and nothing here needs it to be.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <array>
 #include <bit>
 #include <cstdint>

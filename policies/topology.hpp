@@ -4,6 +4,8 @@
 /// \file topology.hpp
 /// The machine as the schedulers see it: one place per worker and the distances between places.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <optional>
 #include <string_view>

@@ -5,6 +5,8 @@
 /// Every other worker equally likely: the classic randomized work stealing of Blumofe and
 /// Leiserson, blind to the machine.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 
 #include <tine/policies/random.hpp>

@@ -4,6 +4,8 @@
 /// \file victim_policy.hpp
 /// What a scheduler asks of the code that picks whom a thief steals from.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 #include <cstddef>
 

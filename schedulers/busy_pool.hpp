@@ -8,6 +8,8 @@
 /// about one core-second per second per worker (it yields the core to other runnable threads,
 /// but never sleeps). See docs/schedulers.md.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <cstdint>
 #include <thread>
@@ -149,6 +151,7 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   }
 };
 
+/// `tine::busy_pool pool;` (and with a worker count or a topology): the default victim policy.
 busy_pool()->busy_pool<>;
 busy_pool(std::size_t)->busy_pool<>;
 busy_pool(tine::topology)->busy_pool<>;

@@ -22,11 +22,15 @@
 /// epoch: a waiter could miss a notification only if exactly 2^32 notifications happened between
 /// its prepare_wait and its commit_wait, which we accept.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstdint>
 
 namespace tine {
 
+/// Sleep until notified without losing a wake-up: prepare_wait, re-check, commit_wait (see the
+/// file comment).
 class event_count {
  public:
   /// What `prepare_wait` returns and `commit_wait` takes: the epoch seen when announcing.

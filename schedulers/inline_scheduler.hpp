@@ -6,6 +6,8 @@
 /// nothing is ever stolen by another thread, so runs are deterministic: the scheduler for tests,
 /// debugging and measuring the runtime's serial overhead.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -16,6 +18,7 @@
 
 namespace tine {
 
+/// A scheduler with one worker thread: deterministic runs, no stealing (see the file comment).
 class inline_scheduler {
  public:
   inline_scheduler() : m_thread([this] { loop(); }) {}

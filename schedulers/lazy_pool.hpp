@@ -18,6 +18,8 @@
 ///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake.
 /// - `schedule` queues on one worker and wakes that worker (only it can pop its queue).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -283,6 +285,7 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   std::vector<std::size_t> m_node_of;
 };
 
+/// `tine::lazy_pool pool;` (and with a worker count or a topology): the default victim policy.
 lazy_pool()->lazy_pool<>;
 lazy_pool(std::size_t)->lazy_pool<>;
 lazy_pool(tine::topology)->lazy_pool<>;

@@ -7,6 +7,8 @@
 /// destruction waits on, and the destruction itself. Each pool supplies its worker loop and its
 /// way of waking a worker (CRTP, no virtual calls). Also the link to the pool's observer.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include <tine/core/config.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_hooks.hpp>

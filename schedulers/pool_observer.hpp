@@ -7,6 +7,8 @@
 /// (every hook empty, to derive from), and `tine::observers<A, B>` (reports to two observers).
 /// See docs/observability.md.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <concepts>
 #include <cstddef>
 #include <type_traits>

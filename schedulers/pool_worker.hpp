@@ -9,6 +9,8 @@
 /// submission queue, waking it if it sleeps), and `tine::sync_wait(pool.worker(i), fn)` starts a
 /// root task there.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 
 #include <tine/core/concepts.hpp>
@@ -16,12 +18,14 @@
 
 namespace tine {
 
+/// One worker of a pool as a scheduler: what `pool.worker(i)` returns (see the file comment).
 class pool_worker {
  public:
   /// How the handle reaches its pool: a pool-specific function that queues a node for worker
   /// `index` (and wakes it). Type-erased so that one handle type serves every pool.
   using submit_fn = void (*)(void* pool, std::size_t index, submit_node* node) noexcept;
 
+  /// Made by the pool (`pool.worker(i)`), not by users.
   pool_worker(void* pool, std::size_t index, submit_fn submit) noexcept
       : m_pool(pool), m_index(index), m_submit(submit) {}
 

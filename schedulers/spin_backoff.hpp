@@ -7,6 +7,8 @@
 /// when work is about to appear; yielding lets other runnable threads (other processes, or
 /// oversubscribed workers sharing the core) have the core when it does not.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstdint>
 #include <thread>
 

@@ -20,6 +20,8 @@
 /// plain memory, so read them (`report()`) only when no worker writes: after the pool has been
 /// destroyed (its destructor joins the workers, which orders their writes before the read).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>

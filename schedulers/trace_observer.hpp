@@ -24,6 +24,8 @@
 /// "unknown" in the viewer). Read or write the trace only after the pool has been destroyed (its
 /// destructor joins the workers, which orders their writes before the read).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <charconv>
 #include <chrono>
 #include <cstddef>

@@ -5,6 +5,8 @@
 /// Per-worker counters of tine's pools: `tine::worker_stats` (a plain snapshot you read) and
 /// `tine::detail::worker_counters` (the live counters a worker bumps).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstdint>
 

@@ -8,6 +8,8 @@
 /// when idle. Tests use it to exercise stealing without depending on tine's own pools, and the
 /// conformance kit checks it like any other scheduler.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,7 @@
 
 namespace tine::testing {
 
+/// A minimal scheduler written the way a user would (see the file comment).
 class simple_pool {
  public:
   explicit simple_pool(std::size_t n) {

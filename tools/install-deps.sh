@@ -6,16 +6,26 @@
 #   tools/install-deps.sh               # the Debian packages
 #   tools/install-deps.sh --buildifier  # and buildifier (npm's @bazel/buildifier, which ships the
 #                                       # binaries), for tools/check_buildifier.sh; prints its path
+#   tools/install-deps.sh --chromium    # and Debian's chromium (about 120 MB), only for
+#                                       # tools/check_trace_viewer.sh (a headless browser test)
+#   tools/install-deps.sh --doxygen     # and doxygen, for tools/check_api_reference.sh
 set -euo pipefail
 
 # Pinned: a new buildifier brings new warnings, which should arrive by a change here.
 BUILDIFIER_VERSION=8.2.1
 
 with_buildifier=0
+with_chromium=0
+with_doxygen=0
 for arg in "$@"; do
   case "$arg" in
     --buildifier) with_buildifier=1 ;;
-    *) echo "install-deps: unknown option '$arg' (use --buildifier)" >&2; exit 2 ;;
+    --chromium) with_chromium=1 ;;
+    --doxygen) with_doxygen=1 ;;
+    *)
+      echo "install-deps: unknown option '$arg' (use --buildifier, --chromium or --doxygen)" >&2
+      exit 2
+      ;;
   esac
 done
 
@@ -36,9 +46,15 @@ packages=(
   libssl-dev        # libcrypto's SHA-1 for a benchmark
   libomp-dev        # LLVM's OpenMP runtime, for a benchmark peer
 )
+if [ "$with_doxygen" = 1 ]; then
+  packages+=(doxygen)  # the API reference (tools/check_api_reference.sh)
+fi
 
 if [ "$with_buildifier" = 1 ] && ! command -v npm >/dev/null; then
   packages+=(npm)  # Debian's npm (and Node.js), only to fetch buildifier
+fi
+if [ "$with_chromium" = 1 ]; then
+  packages+=(chromium)  # headless, for the trace viewer's page test
 fi
 
 missing=()

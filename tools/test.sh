@@ -111,6 +111,16 @@ if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then
   checks+=(--check "cmake-consumers=$rc")
 fi
 
+# The trace viewer (tools/trace_view.py) in headless Chromium: the page shows what the trace holds
+# (about 10 s, plus about 30 s to install chromium the first time).
+if [ "${TINE_SKIP_TRACE_VIEWER:-0}" != 1 ]; then
+  echo "=== tools/check_trace_viewer.sh"
+  tools/check_trace_viewer.sh </dev/null
+  rc=$?
+  echo "=== tools/check_trace_viewer.sh exited $rc"
+  checks+=(--check "trace-viewer=$rc")
+fi
+
 # The automatic fallback: a machine without hwloc builds the flat topology, with a notice.
 if [[ " ${configs[*]} " == *" nohwloc "* ]]; then
   echo "=== hwloc fallback: tools/check_hwloc_fallback.sh"
@@ -119,6 +129,13 @@ if [[ " ${configs[*]} " == *" nohwloc "* ]]; then
   echo "=== hwloc fallback exited $rc"
   checks+=(--check "hwloc-fallback=$rc")
 fi
+
+# The API reference (docs/Doxyfile) builds without a single doxygen warning; a few seconds.
+echo "=== tools/check_api_reference.sh"
+tools/check_api_reference.sh </dev/null
+rc=$?
+echo "=== tools/check_api_reference.sh exited $rc"
+checks+=(--check "api-reference=$rc")
 
 echo "=== tally"
 python=python3

@@ -6,6 +6,8 @@
 /// work on: a first iterator and a size_t count; and keeping a temporary range alive in the task
 /// forms.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <iterator>
 #include <ranges>

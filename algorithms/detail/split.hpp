@@ -7,6 +7,8 @@
 /// - `split_for` runs a body on each piece (for_each, map, the passes of the scans);
 /// - `split_fold` also combines the pieces' results, left before right (reduce, transform_reduce).
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <exception>
 #include <functional>

@@ -7,6 +7,8 @@
 /// asks hwloc, policies/topology_flat.cpp (tine built without hwloc) sees a flat machine.
 /// Everything else about topologies is in policies/topology_common.cpp, shared by both.
 
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
 #include <cstddef>
 #include <string_view>
 #include <vector>

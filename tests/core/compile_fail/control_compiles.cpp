@@ -1,4 +1,5 @@
 // EXPECT: COMPILES
+// FLAGS: -Wall -Wextra -Werror
 // The same shapes written correctly: this file must compile, so the failures above are real.
 #include <functional>
 #include <string>
@@ -64,5 +65,26 @@ tine::task<int> parent() {
   co_await tine::call(&g[3], length, std::string("call waits for the child"));
   co_await tine::call(&g[4], &counter::plus, counter{}, 4);
   co_await tine::join();
-  co_return a + b + static_cast<int>(c) + d + e[0] + f[0] + g[0];
+
+  // The forms without a result, a function pointer as the callable (not taken for a result
+  // pointer), and the other requests, each awaited: no unused-result warning.
+  tine::task<long> (*answer_ptr)() = &answer;
+  co_await tine::fork(answer_ptr);
+  co_await tine::fork(&answer);
+  co_await tine::call(consume, std::string("discarded"));
+  co_await tine::call(&c, answer_ptr);
+  co_await tine::join();
+  tine::stack_array<int> h = co_await tine::stack_alloc<int>(2);
+  co_return a + b + static_cast<int>(c) + d + e[0] + f[0] + g[0] + static_cast<int>(h.size());
+}
+
+struct any_scheduler {
+  void schedule(tine::submit_node*) {}
+};
+
+tine::task<void> moves(any_scheduler& elsewhere) { co_await tine::resume_on(elsewhere); }
+
+int run(any_scheduler& sched) {
+  tine::sync_wait(sched, moves, sched);
+  return tine::sync_wait(sched, parent);
 }
