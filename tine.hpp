@@ -17,5 +17,8 @@
 #include <tine/schedulers/busy_pool.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/schedulers/lazy_pool.hpp>
+#include <tine/schedulers/pool_observer.hpp>
+#include <tine/schedulers/stats_observer.hpp>
+#include <tine/schedulers/trace_observer.hpp>
 
 #endif  // TINE_TINE_HPP

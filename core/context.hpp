@@ -54,6 +54,9 @@ class worker_context {
       detail::fatal("worker_context::bind: this thread is already bound to a worker context");
     }
     detail::tls_runtime = &m_runtime;
+    if (m_runtime.hooks() != nullptr) {
+      detail::write_tls_hooks(m_runtime.hooks());
+    }
   }
 
   void unbind() noexcept {
@@ -61,7 +64,15 @@ class worker_context {
       detail::fatal("worker_context::unbind: this context is not bound to the calling thread");
     }
     detail::tls_runtime = nullptr;
+    if (m_runtime.hooks() != nullptr) {
+      detail::write_tls_hooks(nullptr);
+    }
   }
+
+  /// Reports the core's cold-path events of this worker (joins that suspend and resume,
+  /// stacklets from and to the heap) to `binding` (see worker_hooks.hpp); null stops reporting.
+  /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
+  void observe(const hook_binding* binding) noexcept { m_runtime.set_hooks(binding); }
 
   /// Queues `node` for this worker; any thread. Returns true if the queue looked empty before.
   bool submit(submit_node* node) noexcept { return m_submitted.push(node); }
@@ -99,6 +110,14 @@ class worker_context {
   /// Owner: tries to steal one continuation from `victim` (possibly *this) and runs it. Reports
   /// `empty` without looking when memory is too short to run work now.
   steal_status steal_from(worker_context& victim) {
+    return steal_from(victim, [] {});
+  }
+
+  /// As steal_from(victim), calling `on_steal()` after a continuation was taken and before it
+  /// resumes: a scheduler's observer sees the steal at the moment it happens (the call returns
+  /// only when the work it led to is done).
+  template <typename OnSteal>
+  steal_status steal_from(worker_context& victim, OnSteal&& on_steal) {
     check_idle();
     if (!m_runtime.stacks().reserve()) {
       return steal_status::empty;
@@ -108,6 +127,7 @@ class worker_context {
       // Only the thief that took the continuation touches `steals` until the join; the deque's
       // push (release) / steal (acquire) orders the previous owner's writes before ours.
       ++got.value->steals;
+      on_steal();
       m_runtime.resume(detail::handle_of(got.value));
     }
     return got.status;

@@ -64,7 +64,8 @@ TINE_NOINLINE inline bool join_at_end(frame* f) noexcept {
   f->at_final = true;  // read by the last child after it synchronises with the decrement
   worker_runtime& rt = runtime();
   if (!arrive_at_join(rt, f, frame::max_joins - f->steals)) {
-    return false;  // the last child finishes `f` (completion::finish)
+    rt.note_join_suspended();  // `f` may already run elsewhere: only the worker is touched
+    return false;              // the last child finishes `f` (completion::finish)
   }
   release_deferred(rt, f);
   return true;
@@ -138,6 +139,7 @@ struct completion {
     if (!arrive_at_join(rt, parent, 1)) {
       return std::noop_coroutine();
     }
+    rt.note_join_resumed();  // the parent had suspended at its join (it arrived before us)
     if (!parent->at_final) {
       return rt.transfer(handle_of(parent));  // the parent waits at an explicit join
     }

@@ -39,8 +39,14 @@ struct join_awaitable {
 
   bool await_suspend(std::coroutine_handle<>) const noexcept {
     // Nowa: restore N_tau = N'_tau - (I_max - alpha). Reaching zero means we arrived last and
-    // continue at once; otherwise the last child resumes us: touch nothing more.
-    return !arrive_at_join(runtime(), self, frame::max_joins - self->steals);
+    // continue at once; otherwise the last child resumes us: touch nothing more of the task (it
+    // may already run elsewhere), only this worker's runtime, a local.
+    worker_runtime& rt = runtime();
+    if (arrive_at_join(rt, self, frame::max_joins - self->steals)) {
+      return false;
+    }
+    rt.note_join_suspended();
+    return true;
   }
 
   void await_resume() const {

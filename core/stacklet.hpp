@@ -26,6 +26,7 @@
 /// joins (see `worker_stacks.hpp`), never concurrently.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+#include <tine/core/worker_hooks.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -109,6 +110,7 @@ inline stacklet* try_make_stacklet(std::size_t bytes, stacklet* prev) noexcept {
   auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr};
   s->sp = s->base();
   s->end = s->base() + bytes;
+  note_stacklet_allocated(sizeof(stacklet) + bytes);
   return s;
 }
 
@@ -121,7 +123,10 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
   return s;
 }
 
-inline void free_stacklet(stacklet* s) noexcept {
+/// Out of line: stack code inlined into every task's body (a join adopting a stack, trimming a
+/// cache) frees stacklets, and this, heap call and observer note included, stays out of it.
+TINE_NOINLINE inline void free_stacklet(stacklet* s) noexcept {
+  note_stacklet_freed(sizeof(stacklet) + s->capacity());
   free_stacklet_memory(s, sizeof(stacklet) + s->capacity());
 }
 

@@ -15,6 +15,7 @@
 
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
 
 namespace tine {
@@ -98,12 +99,31 @@ class worker_runtime {
   worker_stacks& stacks() noexcept { return m_stacks; }
   stacklet*& top() noexcept { return m_stacks.top(); }
 
+  /// The observer binding (null when nobody observes this worker); see worker_hooks.hpp.
+  const hook_binding* hooks() const noexcept { return m_hooks; }
+  void set_hooks(const hook_binding* b) noexcept { m_hooks = b; }
+
+  /// A task suspended at a join on this worker. Cold: follows a steal (see worker_hooks.hpp).
+  void note_join_suspended() const noexcept {
+    if (TINE_UNLIKELY(m_hooks != nullptr)) {
+      note_join(m_hooks, false);
+    }
+  }
+
+  /// The last stolen child arrived here and resumes the task that waited at its join.
+  void note_join_resumed() const noexcept {
+    if (TINE_UNLIKELY(m_hooks != nullptr)) {
+      note_join(m_hooks, true);
+    }
+  }
+
  private:
   deque<frame*> m_deque;
   worker_stacks m_stacks;
   worker_context* m_owner;
   std::uintptr_t m_transfer_floor = 0;
   std::coroutine_handle<> m_next;
+  const hook_binding* m_hooks = nullptr;
   bool m_unshared;
 };
 

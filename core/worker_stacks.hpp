@@ -27,7 +27,8 @@ namespace tine::detail {
 class worker_stacks {
  public:
   /// Allocates the first stack and one spare; throws std::bad_alloc.
-  worker_stacks() : m_top(make_stacklet(initial_stacklet_bytes, nullptr)) {
+  worker_stacks() : m_top(make_first_stacklet()) {
+    const muted_hooks muted;
     try {
       m_spare[0] = make_stacklet(initial_stacklet_bytes, nullptr);
     } catch (...) {
@@ -41,6 +42,7 @@ class worker_stacks {
   worker_stacks& operator=(const worker_stacks&) = delete;
 
   ~worker_stacks() {
+    const muted_hooks muted;  // see muted_hooks
     free_stack(m_top);
     for (std::size_t i = 0; i < m_spares; ++i) {
       free_stack(m_spare[i]);
@@ -93,6 +95,11 @@ class worker_stacks {
 
  private:
   static constexpr std::size_t max_spares = 4;
+
+  static stacklet* make_first_stacklet() {
+    const muted_hooks muted;  // see muted_hooks
+    return make_stacklet(initial_stacklet_bytes, nullptr);
+  }
 
   stacklet* m_top;
   stacklet* m_spare[max_spares] = {};  ///< Empty stacks (one stacklet each) to continue on.

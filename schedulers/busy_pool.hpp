@@ -22,6 +22,7 @@
 #include <tine/policies/topology.hpp>
 #include <tine/policies/victim_policy.hpp>
 #include <tine/schedulers/pool_base.hpp>
+#include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/spin_backoff.hpp>
 
 namespace tine {
@@ -35,19 +36,42 @@ namespace tine {
 ///   empty: resume_on can leave continuations there); else back off (pause, then yield). After
 ///   a submission the next look is a steal attempt, so submissions never starve continuations.
 /// - Destruction waits until the pool holds no work (see docs/schedulers.md, "Destruction").
-template <victim_policy Policy = numa_victims>
-class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
-  using base = detail::pool_base<busy_pool<Policy>, Policy>;
+///
+/// `Observer` (default `no_observer`: none, compiled away) receives the workers' events; see
+/// pool_observer.hpp and docs/observability.md. A pool with an observer is built from a reference
+/// to it, which must outlive the pool: `tine::busy_pool pool(2, my_observer);`.
+template <victim_policy Policy = numa_victims, typename Observer = no_observer>
+class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, Observer> {
+  static_assert(detail::check_pool_observer<Observer>());
+  using base = detail::pool_base<busy_pool<Policy, Observer>, Policy, Observer>;
   friend base;
 
  public:
   /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
   /// std::invalid_argument if n == 0.
-  explicit busy_pool(std::size_t n = detail::default_worker_count()) : busy_pool(discover(n)) {}
+  explicit busy_pool(std::size_t n = detail::default_worker_count())
+    requires(!detail::is_observed<Observer>)
+      : busy_pool(discover(n)) {}
+
+  /// As busy_pool(n), reporting to `observer` (which must outlive the pool).
+  busy_pool(std::size_t n, Observer& observer)
+    requires detail::is_observed<Observer>
+      : busy_pool(discover(n), observer) {}
 
   /// One worker per place of `topo` (pinned where the place has a cpu; a synthetic topology
   /// runs unpinned): for testing NUMA logic, or a layout of your own.
-  explicit busy_pool(tine::topology topo) : base(std::move(topo)) { this->start(); }
+  explicit busy_pool(tine::topology topo)
+    requires(!detail::is_observed<Observer>)
+      : base(std::move(topo)) {
+    this->start();
+  }
+
+  /// As busy_pool(topo), reporting to `observer` (which must outlive the pool).
+  busy_pool(tine::topology topo, Observer& observer)
+    requires detail::is_observed<Observer>
+      : base(std::move(topo), detail::observer_link<Observer>(observer)) {
+    this->start();
+  }
 
   /// Waits until every piece of work given to the pool has finished, then stops the workers.
   ~busy_pool() { this->shutdown("busy_pool"); }
@@ -85,9 +109,11 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
       if (!deques_first && ctx.has_submissions()) {
         // Counted before it runs: a sync_wait that returns has then seen its submission counted.
         counters.submission_run();
+        this->notify([me](Observer& o) { o.on_submission(me); });
         this->begin_work();
         ctx.run_one_submission();
         this->end_work();
+        this->notify([me](Observer& o) { o.on_work_done(me); });
         backoff.reset();
         deques_next = true;
         continue;
@@ -97,14 +123,16 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
       const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
       worker_context& target = this->slot(victim).context;
       counters.steal_attempted();
+      this->notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
       // Probe before stealing: a failed steal_from costs a CAS-free check too, but the work
       // accounting around it is two shared read-modify-writes we skip for empty deques.
       if (target.deque_size() != 0) {
         this->begin_work();
-        const steal_status got = ctx.steal_from(target);
+        const steal_status got = this->steal(ctx, target, me, victim);
         this->end_work();
         if (got == steal_status::success) {
           counters.steal_succeeded();
+          this->notify([me](Observer& o) { o.on_work_done(me); });
           backoff.reset();
           continue;
         }
@@ -127,6 +155,10 @@ class busy_pool : public detail::pool_base<busy_pool<Policy>, Policy> {
 busy_pool()->busy_pool<>;
 busy_pool(std::size_t)->busy_pool<>;
 busy_pool(tine::topology)->busy_pool<>;
+template <typename Observer>
+busy_pool(std::size_t, Observer&) -> busy_pool<numa_victims, Observer>;
+template <typename Observer>
+busy_pool(tine::topology, Observer&) -> busy_pool<numa_victims, Observer>;
 
 static_assert(scheduler<busy_pool<>>);
 

@@ -35,14 +35,20 @@
 #include <tine/policies/victim_policy.hpp>
 #include <tine/schedulers/event_count.hpp>
 #include <tine/schedulers/pool_base.hpp>
+#include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/spin_backoff.hpp>
 
 namespace tine {
 
 /// A work-stealing pool whose idle workers sleep; same interface as busy_pool.
-template <victim_policy Policy = numa_victims>
-class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
-  using base = detail::pool_base<lazy_pool<Policy>, Policy>;
+///
+/// `Observer` (default `no_observer`: none, compiled away) receives the workers' events; see
+/// pool_observer.hpp and docs/observability.md. A pool with an observer is built from a reference
+/// to it, which must outlive the pool: `tine::lazy_pool pool(2, my_observer);`.
+template <victim_policy Policy = numa_victims, typename Observer = no_observer>
+class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, Observer> {
+  static_assert(detail::check_pool_observer<Observer>());
+  using base = detail::pool_base<lazy_pool<Policy, Observer>, Policy, Observer>;
   friend base;
 
  public:
@@ -53,12 +59,35 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
 
   /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
   /// std::invalid_argument if n == 0.
-  explicit lazy_pool(std::size_t n = detail::default_worker_count()) : lazy_pool(discover(n)) {}
+  explicit lazy_pool(std::size_t n = detail::default_worker_count())
+    requires(!detail::is_observed<Observer>)
+      : lazy_pool(discover(n)) {}
+
+  /// As lazy_pool(n), reporting to `observer` (which must outlive the pool).
+  lazy_pool(std::size_t n, Observer& observer)
+    requires detail::is_observed<Observer>
+      : lazy_pool(discover(n), observer) {}
 
   /// One worker per place of `topo`, grouped by `topo.numa_node(i)` (a synthetic topology tests
   /// the per-node logic on any machine; it runs unpinned).
   explicit lazy_pool(tine::topology topo)
-      : base(std::move(topo)),
+    requires(!detail::is_observed<Observer>)
+      : lazy_pool(std::move(topo), detail::observer_link<Observer>{}) {}
+
+  /// As lazy_pool(topo), reporting to `observer` (which must outlive the pool).
+  lazy_pool(tine::topology topo, Observer& observer)
+    requires detail::is_observed<Observer>
+      : lazy_pool(std::move(topo), detail::observer_link<Observer>(observer)) {}
+
+  /// Waits until every piece of work given to the pool has finished, then stops the workers.
+  ~lazy_pool() { this->shutdown("lazy_pool"); }
+
+  /// Queues `node` on a worker and wakes it if it sleeps; any thread.
+  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
+
+ private:
+  lazy_pool(tine::topology topo, detail::observer_link<Observer> link)
+      : base(std::move(topo), std::move(link)),
         m_sleep(std::make_unique<event_count[]>(this->size())),
         m_nodes(std::make_unique<node_state[]>(this->topology().numa_nodes())) {
     for (std::size_t i = 0; i < this->size(); ++i) {
@@ -72,13 +101,6 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     this->start();
   }
 
-  /// Waits until every piece of work given to the pool has finished, then stops the workers.
-  ~lazy_pool() { this->shutdown("lazy_pool"); }
-
-  /// Queues `node` on a worker and wakes it if it sleeps; any thread.
-  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
-
- private:
   struct alignas(64) node_state {
     std::atomic<std::uint32_t> thieves{0};
     std::atomic<std::uint32_t> next_wake{0};
@@ -160,9 +182,11 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     if (!deques_first && ctx.has_submissions()) {
       // Counted before it runs: a sync_wait that returns has then seen its submission counted.
       counters.submission_run();
+      this->notify([me](Observer& o) { o.on_submission(me); });
       become_runner(g);
       ctx.run_one_submission();
       become_thief(g);
+      this->notify([me](Observer& o) { o.on_work_done(me); });
       deques_next = true;
       return true;
     }
@@ -170,14 +194,16 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
     const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
     worker_context& target = this->slot(victim).context;
     counters.steal_attempted();
+    this->notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
     if (target.deque_size() == 0) {
       return deques_first;  // we skipped the queue, which may hold more: look again at once
     }
     become_runner(g);
-    const steal_status got = ctx.steal_from(target);
+    const steal_status got = this->steal(ctx, target, me, victim);
     become_thief(g);
     if (got == steal_status::success) {
       counters.steal_succeeded();
+      this->notify([me](Observer& o) { o.on_work_done(me); });
     }
     // Lost a race: work is about. Skipped the queue: it may hold more. Either way, look again.
     return got != steal_status::empty || deques_first;
@@ -220,7 +246,9 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
       return sleep_outcome::stayed_awake;
     }
     this->slot(me).counters.slept();
+    this->notify([me](Observer& o) { o.on_sleep(me); });
     ec.commit_wait(k);
+    this->notify([me](Observer& o) { o.on_wake(me); });
     // seq_cst: as in become_runner. Awake again, hence a thief.
     node.thieves.fetch_add(1, std::memory_order_seq_cst);
     return sleep_outcome::slept;
@@ -261,6 +289,10 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy>, Policy> {
 lazy_pool()->lazy_pool<>;
 lazy_pool(std::size_t)->lazy_pool<>;
 lazy_pool(tine::topology)->lazy_pool<>;
+template <typename Observer>
+lazy_pool(std::size_t, Observer&) -> lazy_pool<numa_victims, Observer>;
+template <typename Observer>
+lazy_pool(tine::topology, Observer&) -> lazy_pool<numa_victims, Observer>;
 
 static_assert(scheduler<lazy_pool<>>);
 

@@ -5,7 +5,7 @@
 /// What busy_pool and lazy_pool share: the workers (threads, contexts, counters, handles), the
 /// topology and victim policy, choosing a worker for a submission, the work accounting that
 /// destruction waits on, and the destruction itself. Each pool supplies its worker loop and its
-/// way of waking a worker (CRTP, no virtual calls).
+/// way of waking a worker (CRTP, no virtual calls). Also the link to the pool's observer.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -23,9 +23,11 @@
 
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_hooks.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/pool_worker.hpp>
 #include <tine/schedulers/worker_stats.hpp>
 
@@ -55,11 +57,51 @@ TINE_TLS_ACCESSOR pool_identity read_pool_identity() noexcept { return tls_pool_
                               ": a pool needs at least one worker, but 0 workers were requested");
 }
 
-template <typename Derived, victim_policy Policy>
+/// How a pool reaches its observer: a pointer to it, and the hook table and per-worker bindings
+/// through which the core reports its events (worker_hooks.hpp).
+template <typename Observer>
+class observer_link {
+ public:
+  explicit observer_link(Observer& o) noexcept : m_observer(&o) {}
+
+  Observer& get() const noexcept { return *m_observer; }
+
+  /// Makes the bindings of `n` workers (before any starts) and tells the observer.
+  void attach(std::size_t n) {
+    m_bindings = std::make_unique<hook_binding[]>(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      m_bindings[i] = hook_binding{&table, m_observer, i};
+    }
+    m_observer->attach(n);
+  }
+
+  const hook_binding* binding(std::size_t i) const noexcept { return &m_bindings[i]; }
+
+ private:
+  static Observer& of(void* o) noexcept { return *static_cast<Observer*>(o); }
+  static constexpr worker_hooks table = {
+      [](void* o, std::size_t w) noexcept { of(o).on_join_suspend(w); },
+      [](void* o, std::size_t w) noexcept { of(o).on_join_resume(w); },
+      [](void* o, std::size_t w, std::size_t bytes) noexcept { of(o).on_stacklet_alloc(w, bytes); },
+      [](void* o, std::size_t w, std::size_t bytes) noexcept { of(o).on_stacklet_free(w, bytes); },
+  };
+
+  Observer* m_observer;
+  std::unique_ptr<hook_binding[]> m_bindings;
+};
+
+/// No observer: nothing to hold (and, [[no_unique_address]] in pool_base, no byte of the pool).
+template <>
+class observer_link<no_observer> {};
+
+template <typename Derived, victim_policy Policy, typename Observer = no_observer>
 class pool_base {
  public:
   /// The victim policy the workers use.
   using policy_type = Policy;
+
+  /// The observer the workers report to (no_observer: none).
+  using observer_type = Observer;
 
   pool_base(const pool_base&) = delete;
   pool_base& operator=(const pool_base&) = delete;
@@ -97,7 +139,8 @@ class pool_base {
     std::thread thread;
   };
 
-  pool_base(tine::topology topo) : m_topology(std::move(topo)), m_policy(m_topology) {
+  explicit pool_base(tine::topology topo, observer_link<Observer> link = {})
+      : m_topology(std::move(topo)), m_policy(m_topology), m_observer(std::move(link)) {
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
       m_workers.push_back(std::make_unique<worker_slot>(m_topology.size() == 1));
@@ -112,6 +155,12 @@ class pool_base {
     auto* self = static_cast<Derived*>(this);
     for (std::size_t i = 0; i < size(); ++i) {
       m_workers[i]->handle = std::make_unique<pool_worker>(self, i, &submit_to);
+    }
+    if constexpr (is_observed<Observer>) {
+      m_observer.attach(size());
+      for (std::size_t i = 0; i < size(); ++i) {
+        m_workers[i]->context.observe(m_observer.binding(i));
+      }
     }
     try {
       for (std::size_t i = 0; i < size(); ++i) {
@@ -165,6 +214,32 @@ class pool_base {
     return m_stop.load(std::memory_order_acquire);
   }
 
+  // ---- observation -------------------------------------------------------------------------
+  // Every hook call of the pools goes through these two, behind `if constexpr`: with
+  // no_observer they are empty and the worker loops compile to the code without observation.
+
+  /// Calls `f(observer)` if the pool has an observer.
+  template <typename F>
+  TINE_ALWAYS_INLINE void notify(F&& f) noexcept {
+    if constexpr (is_observed<Observer>) {
+      f(m_observer.get());
+    } else {
+      (void)f;
+    }
+  }
+
+  /// ctx.steal_from(target), reporting a successful steal (before the continuation resumes).
+  TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
+                                        std::size_t me, std::size_t victim) {
+    if constexpr (is_observed<Observer>) {
+      return ctx.steal_from(target, [&] { m_observer.get().on_steal(me, victim); });
+    } else {
+      (void)me;
+      (void)victim;
+      return ctx.steal_from(target);
+    }
+  }
+
   // ---- work accounting ----------------------------------------------------------------------
   // m_work packs two counters: the low 32 bits count workers currently running something (a
   // submission, or a steal attempt and what it runs); the high 32 bits count how many times
@@ -215,7 +290,9 @@ class pool_base {
     tls_pool_identity = {this, i};
     worker_context& ctx = m_workers[i]->context;
     ctx.bind();
+    notify([i](Observer& o) { o.on_worker_start(i); });
     static_cast<Derived*>(this)->run_worker(i, ctx);
+    notify([i](Observer& o) { o.on_worker_stop(i); });
     ctx.unbind();
     tls_pool_identity = {};
   }
@@ -255,6 +332,7 @@ class pool_base {
   tine::topology m_topology;
   Policy m_policy;
   std::vector<std::unique_ptr<worker_slot>> m_workers;
+  [[no_unique_address]] observer_link<Observer> m_observer;
   alignas(64) std::atomic<std::uint64_t> m_work{0};
   alignas(64) std::atomic<std::size_t> m_next{0};
   std::atomic<bool> m_stop{false};
