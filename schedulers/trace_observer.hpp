@@ -194,6 +194,16 @@ class trace_observer::writer {
   explicit writer(std::ostream& out) : m_out(out) {}
 
   void run(const trace_observer& t) {
+    // Time 0 is the first recorded event, not attach(): a pool attaches its observer before it
+    // discovers the topology and starts its threads, milliseconds a viewer would show as empty.
+    bool any = false;
+    for (std::size_t w = 0; w < t.m_workers; ++w) {
+      const lane& l = t.m_lanes[w];
+      if (l.size != 0 && (!any || l.records[0].ns < m_origin)) {
+        m_origin = l.records[0].ns;  // a lane's records are in clock order
+        any = true;
+      }
+    }
     m_out << "{\"traceEvents\":[\n";
     for (std::size_t w = 0; w < t.m_workers; ++w) {
       begin_event();
@@ -292,7 +302,7 @@ class trace_observer::writer {
     begin_event();
     m_out << R"({"ph":"X","cat":"state","name":")" << names[static_cast<int>(s)]
           << R"(","pid":1,"tid":)" << dec{w} << ",\"ts\":";
-    micros(ns);
+    at(ns);
     m_out << ",\"dur\":";
     micros(dur);
     m_out << '}';
@@ -303,7 +313,7 @@ class trace_observer::writer {
     begin_event();
     m_out << R"({"ph":"i","cat":"event","s":"t","name":")" << name << R"(","pid":1,"tid":)"
           << dec{w} << ",\"ts\":";
-    micros(ns);
+    at(ns);
   }
 
   void steal(std::size_t thief, std::uint64_t victim, std::uint64_t ns) {
@@ -311,21 +321,24 @@ class trace_observer::writer {
     begin_event();
     m_out << R"({"ph":"i","cat":"steal","name":"steal","s":"t","pid":1,"tid":)" << dec{thief}
           << ",\"ts\":";
-    micros(ns);
+    at(ns);
     m_out << ",\"args\":{\"victim\":" << dec{victim} << "}}";
     begin_event();
     m_out << R"({"ph":"s","cat":"steal","name":"steal","id":)" << dec{id} << R"(,"pid":1,"tid":)"
           << dec{victim} << ",\"ts\":";
-    micros(ns);
+    at(ns);
     m_out << '}';
     begin_event();
     m_out << R"({"ph":"f","cat":"steal","name":"steal","id":)" << id
           << R"(,"bp":"e","pid":1,"tid":)" << thief << ",\"ts\":";
-    micros(ns);
+    at(ns);
     m_out << '}';
   }
 
   /// Nanoseconds as microseconds with three decimals ("12.345").
+  /// A point in time: microseconds since the earliest record.
+  void at(std::uint64_t ns) { micros(ns - m_origin); }
+
   void micros(std::uint64_t ns) {
     char frac[4] = {static_cast<char>('0' + ns / 100 % 10), static_cast<char>('0' + ns / 10 % 10),
                     static_cast<char>('0' + ns % 10), '\0'};
@@ -335,6 +348,7 @@ class trace_observer::writer {
   std::ostream& m_out;
   bool m_first = true;
   std::uint64_t m_flows = 0;
+  std::uint64_t m_origin = 0;  // the earliest record's time: written as time 0
 };
 
 inline void trace_observer::write_chrome_trace(std::ostream& out) const { writer(out).run(*this); }

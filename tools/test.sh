@@ -123,6 +123,13 @@ if [ "${TINE_SKIP_TRACE_VIEWER:-0}" != 1 ]; then
   rc=$?
   echo "=== tools/check_trace_viewer.sh exited $rc"
   checks+=(--check "trace-viewer=$rc")
+  # And a real trace: examples/trace_demo's, written by tine's trace observer.
+  echo "=== tools/check_trace_viewer.sh on examples/trace_demo's trace"
+  bazel run "${common[@]}" //examples:trace_demo -- "$out/trace_demo.json" 27 2 </dev/null &&
+    tools/check_trace_viewer.sh "$out/trace_demo.json" </dev/null
+  rc=$?
+  echo "=== tools/check_trace_viewer.sh on examples/trace_demo's trace exited $rc"
+  checks+=(--check "trace-viewer examples/trace_demo=$rc")
 fi
 
 # The automatic fallback: a machine without hwloc builds the flat topology, with a notice.
