@@ -70,9 +70,6 @@ TINE_NOINLINE inline void note_stacklet_freed(std::size_t bytes) noexcept {
   }
 }
 
-/// Silences the calling thread's binding for a scope: a worker's stacks are made and destroyed
-/// by whichever thread builds and destroys the pool, which may be a worker of another, observed
-/// pool; those allocations are not that worker's.
 /// The join notes of worker_runtime, out of line for the same reason.
 TINE_NOINLINE inline void note_join(const hook_binding* b, bool resumed) noexcept {
   if (resumed) {
@@ -82,6 +79,9 @@ TINE_NOINLINE inline void note_join(const hook_binding* b, bool resumed) noexcep
   }
 }
 
+/// Silences the calling thread's binding for a scope: a worker's stacks are made and destroyed
+/// by whichever thread builds and destroys the pool, which may be a worker of another, observed
+/// pool; those allocations are not that worker's.
 class muted_hooks {
  public:
   muted_hooks() noexcept : m_saved(read_tls_hooks()) {
