@@ -99,7 +99,12 @@ class observers {
   A& first() const noexcept { return *m_a; }
   B& second() const noexcept { return *m_b; }
 
-  void attach(std::size_t n) noexcept { (m_a->attach(n), m_b->attach(n)); }
+  /// Not noexcept: an observer's attach may throw (trace_observer allocates its buffers), and
+  /// the pool's constructor passes that on.
+  void attach(std::size_t n) {
+    m_a->attach(n);
+    m_b->attach(n);
+  }
   void on_worker_start(std::size_t w) noexcept {
     (m_a->on_worker_start(w), m_b->on_worker_start(w));
   }

@@ -428,3 +428,24 @@ BOOST_AUTO_TEST_CASE(the_documented_example) {
   BOOST_TEST(stats.report().total().submissions == 1u);
   BOOST_TEST(mini_json::parse(json.str()).at("otherData").at("workers").num == 2.0);
 }
+
+namespace {
+
+// An observer whose attach fails, as a trace_observer's does when its buffers cannot be had.
+struct refuses_to_attach : tine::observer_base {
+  void attach(std::size_t) { throw std::runtime_error("refuses_to_attach"); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_throwing_attach_reaches_the_pools_caller_through_observers) {
+  counting_observer count;
+  refuses_to_attach bad;
+  tine::observers<counting_observer, refuses_to_attach> both(count, bad);
+  BOOST_CHECK_THROW(tine::lazy_pool pool(2, both), std::runtime_error);
+  BOOST_CHECK_THROW(tine::busy_pool pool(2, both), std::runtime_error);
+  // A pool that could be built still works after the failed ones.
+  counting_observer fine;
+  tine::busy_pool pool(2, fine);
+  BOOST_TEST(tine::sync_wait(pool, fib, fib_n) == fib_value);
+}
