@@ -22,13 +22,11 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
-#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
-#include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine {
@@ -67,65 +65,30 @@ consteval bool check_for_each() {
   return element_function<F, I>;
 }
 
-}  // namespace detail
-
-/// Blocking for_each: runs on `sched` and returns when every element has been visited.
-struct for_each_fn {
-  template <scheduler Sch, std::ranges::range R, typename F>
-  void operator()(Sch& sched, R&& r, F f, grain g = {}) const {
+/// The definition of for_each; the entry points are made from it (entry.hpp).
+struct for_each_impl {
+  template <typename R, typename F>
+  task<void> operator()(R& r, F f, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_for_each<F, I>()) {
-      const std::size_t n = detail::range_size(r);
-      sync_wait(sched, detail::for_each_run<I, F>, std::ranges::begin(r), n, std::move(f),
-                detail::leaf_size(n, g, detail::worker_count(sched)));
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename F>
-  void operator()(Sch& sched, I first, S last, F f, grain g = {}) const {
-    if constexpr (detail::check_input<I, S>() && detail::check_for_each<F, I>()) {
-      const std::size_t n = detail::input_size(first, last);
-      sync_wait(sched, detail::for_each_run<I, F>, std::move(first), n, std::move(f),
-                detail::leaf_size(n, g, detail::worker_count(sched)));
+    if constexpr (check_for_each<F, I>()) {
+      const std::size_t n = range_size(r);
+      return for_each_run<I, F>(std::ranges::begin(r), n, std::move(f),
+                                leaf_size(n, g, workers_here()));
     }
   }
 };
 
-/// The blocking for_each: see for_each_fn.
-inline constexpr for_each_fn for_each{};
+}  // namespace detail
+
+/// Blocking for_each: `tine::for_each(sched, range, f [, grain])` or
+/// `tine::for_each(sched, first, last, f [, grain])` runs on `sched` and returns when every
+/// element has been visited.
+inline constexpr detail::blocking_algorithm<detail::for_each_impl> for_each{};
 
 namespace async {
 
 /// Task form of for_each: `co_await tine::call(tine::async::for_each, range, f)`.
-/// An lvalue range is referred to (it must outlive the call, as any by-reference argument of a
-/// task); a temporary range is moved into the task.
-struct for_each_fn {
-  template <std::ranges::range R, typename F>
-  task<void> operator()(R&& r, F f, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_for_each<F, I>()) {
-      if constexpr (detail::referable_range<R>) {
-        const std::size_t n = detail::range_size(r);
-        return detail::for_each_run<I, F>(std::ranges::begin(r), n, std::move(f),
-                                          detail::leaf_size(n, g, detail::hardware_workers()));
-      } else {
-        return detail::with_owned_range_void<for_each_fn>(std::move(r), std::move(f), g);
-      }
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename F>
-  task<void> operator()(I first, S last, F f, grain g = {}) const {
-    if constexpr (detail::check_input<I, S>() && detail::check_for_each<F, I>()) {
-      const std::size_t n = detail::input_size(first, last);
-      return detail::for_each_run<I, F>(std::move(first), n, std::move(f),
-                                        detail::leaf_size(n, g, detail::hardware_workers()));
-    }
-  }
-};
-
-/// The task form of for_each: see async::for_each_fn.
-inline constexpr for_each_fn for_each{};
+inline constexpr detail::async_algorithm<detail::for_each_impl> for_each{};
 
 }  // namespace async
 }  // namespace tine

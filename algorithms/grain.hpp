@@ -16,8 +16,10 @@
 /// of the whole (with 8 leaves per worker a compute-bound for_each on 2 workers lost about one
 /// leaf, 11 %, to this tail; with 64, 3 %). The number of tasks stays 64 * workers per call
 /// whatever `n` is, so the fork overhead is bounded (tens of microseconds per call). `workers` is
-/// `sched.size()` for a scheduler that has one, else `std::thread::hardware_concurrency()` (also
-/// for the task forms, which do not know their scheduler). There is deliberately no larger lower
+/// the number of workers of the scheduler the algorithm runs on, as the scheduler declares it to
+/// its workers (`tine::current_worker_count()`; tine's schedulers all do), else
+/// `std::thread::hardware_concurrency()`. The blocking and the task forms compute it alike, on
+/// the worker that starts the algorithm. There is deliberately no larger lower
 /// bound: with an expensive body a leaf of one element is right. For a very cheap body on a small
 /// input the whole call costs about as much as the scheduler's wake-up; pass a grain to keep small
 /// inputs serial, for example `tine::grain{4096}`.
@@ -29,7 +31,7 @@
 #include <cstdint>
 #include <thread>
 
-#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
 
 namespace tine {
 
@@ -55,17 +57,17 @@ inline std::size_t hardware_workers() noexcept {
   return n;
 }
 
-/// Workers of `sched`: its `size()` if it reports one, else the hardware's.
+/// Workers of the scheduler running the calling task, as it declared them
+/// (`tine::current_worker_count()`), else the machine's hardware threads.
+inline std::size_t workers_here() noexcept {
+  const std::size_t n = current_worker_count();
+  return n == 0 ? hardware_workers() : n;
+}
+
+/// Transitional: workers of `sched` for the entry points not yet made by entry.hpp.
 template <typename S>
-std::size_t worker_count(const S& sched) noexcept {
-  if constexpr (requires {
-                  { sched.size() } -> std::convertible_to<std::size_t>;
-                }) {
-    const std::size_t n = sched.size();
-    return n == 0 ? 1 : n;
-  } else {
-    return hardware_workers();
-  }
+std::size_t worker_count(const S&) noexcept {
+  return workers_here();
 }
 
 /// ceil(n / d) for d > 0. `(n + d - 1) / d` would wrap for a large n or d (a grain near

@@ -69,6 +69,16 @@ class worker_context {
     }
   }
 
+  /// Declares how many workers the scheduler driving this context has, so that tasks can size
+  /// their work to it (the parallel algorithms' automatic grain does, through
+  /// `tine::current_worker_count()`). 0, the default, means "not declared": such code then assumes
+  /// the machine's hardware threads. Call before bind(), or on the owning thread between two
+  /// pieces of work.
+  void set_worker_count(std::size_t workers) noexcept { m_worker_count = workers; }
+
+  /// What set_worker_count() declared (0: nothing).
+  std::size_t worker_count() const noexcept { return m_worker_count; }
+
   /// Reports the core's cold-path events of this worker (joins that suspend and resume,
   /// stacklets from and to the heap) to `binding` (see worker_hooks.hpp); null stops reporting.
   /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
@@ -149,12 +159,20 @@ class worker_context {
 
   detail::worker_runtime m_runtime;
   intrusive_mpsc<submit_node> m_submitted;
+  std::size_t m_worker_count = 0;
 };
 
 /// The worker context bound to the calling thread, or null when it is not a worker.
 inline worker_context* current_worker() noexcept {
   detail::worker_runtime* rt = detail::read_tls_runtime();
   return rt == nullptr ? nullptr : rt->owner();
+}
+
+/// The number of workers of the scheduler running the calling task, as its scheduler declared it
+/// (worker_context::set_worker_count); 0 when the caller is not a worker or nothing was declared.
+inline std::size_t current_worker_count() noexcept {
+  const worker_context* w = current_worker();
+  return w == nullptr ? 0 : w->worker_count();
 }
 
 }  // namespace tine

@@ -52,6 +52,7 @@ class inline_scheduler {
   }
 
   void loop() {
+    m_context.set_worker_count(1);
     m_context.bind();
     for (;;) {
       // acquire: pairs with wake(); read before checking for work so a concurrent submission

@@ -144,6 +144,7 @@ class pool_base {
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
       m_workers.push_back(std::make_unique<worker_slot>(m_topology.size() == 1));
+      m_workers.back()->context.set_worker_count(m_topology.size());
     }
   }
 

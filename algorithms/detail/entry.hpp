@@ -1,0 +1,187 @@
+#ifndef TINE_ALGORITHMS_DETAIL_ENTRY_HPP
+#define TINE_ALGORITHMS_DETAIL_ENTRY_HPP
+
+/// \file entry.hpp
+/// The two generic adapters that make every algorithm's public entry points out of its one
+/// definition, so that no algorithm writes an entry point of its own:
+///
+/// - `async_algorithm<Impl>`, the task form (`tine::async::reduce`): takes a range or an iterator
+///   pair, prepares the input (input.hpp), keeps a temporary range alive in its frame, calls
+///   `Impl` and maps the positions it returns back to the caller's iterators;
+/// - `blocking_algorithm<Impl>`, the blocking form (`tine::reduce`): `sync_wait` of the task form.
+///
+/// `Impl` is the algorithm: a stateless function object whose `operator()(V& range, args...)`
+/// returns a `task<X>` for a standard random-access sized range `V` that outlives the task. If
+/// its result holds positions in the range (an iterator, or the `in1` of a
+/// `std::ranges::in_in_result`, or both ends of a `std::ranges::min_max_result`), it says so with
+/// `static constexpr bool returns_positions = true`.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <algorithm>
+#include <concepts>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <ranges>
+#include <type_traits>
+#include <utility>
+
+#include <tine/algorithms/detail/input.hpp>
+#include <tine/core/concepts.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+
+namespace tine::detail {
+
+template <typename Impl>
+concept returns_positions = requires {
+  requires Impl::returns_positions;
+};
+
+/// Maps an algorithm's result on a prepared input back to the caller's input. `Dangling`: the
+/// input was a temporary that owned its elements, so positions become std::ranges::dangling.
+template <bool Dangling, typename Prepared, typename X>
+auto rebase_position(const Prepared& in, X x) {
+  if constexpr (Dangling) {
+    return std::ranges::dangling{};
+  } else {
+    return in.position(std::move(x));
+  }
+}
+
+template <typename Impl, bool Dangling, typename Prepared, typename X>
+auto rebase(const Prepared& in, X x) {
+  if constexpr (!returns_positions<Impl>) {
+    return x;
+  } else if constexpr (requires { x.in1; x.in2; }) {
+    using in1 = decltype(rebase_position<Dangling>(in, std::move(x.in1)));
+    return std::ranges::in_in_result<in1, decltype(x.in2)>{
+        rebase_position<Dangling>(in, std::move(x.in1)), std::move(x.in2)};
+  } else if constexpr (requires { x.min; x.max; }) {
+    using pos = decltype(rebase_position<Dangling>(in, std::move(x.min)));
+    return std::ranges::min_max_result<pos>{rebase_position<Dangling>(in, std::move(x.min)),
+                                             rebase_position<Dangling>(in, std::move(x.max))};
+  } else {
+    return rebase_position<Dangling>(in, std::move(x));
+  }
+}
+
+/// Whether positions in `R` outlive `R` itself: an lvalue does (the caller keeps it), a borrowed
+/// range does (its iterators do not point into it), a temporary container does not.
+template <typename R>
+inline constexpr bool positions_dangle =
+    !std::is_lvalue_reference_v<R> && !std::ranges::borrowed_range<R>;
+
+template <typename Impl, typename V, typename... A>
+using impl_value_t = typename task_value<std::invoke_result_t<const Impl&, V&, A...>>::type;
+
+/// The range an algorithm runs on for an input of type `R` (input.hpp).
+template <typename R>
+using prepared_view_t =
+    std::remove_reference_t<decltype(std::declval<prepared_input<R>&>().view())>;
+
+/// What the task form returns for an input stored as `Stored`.
+template <typename Impl, typename Stored, typename... A>
+consteval auto prepared_result() {
+  using R = std::remove_reference_t<Stored>;
+  using X = impl_value_t<Impl, prepared_view_t<R>, A...>;
+  if constexpr (std::is_void_v<X>) {
+    return std::type_identity<void>{};
+  } else {
+    return std::type_identity<decltype(rebase<Impl, positions_dangle<Stored>>(
+        std::declval<const prepared_input<R>&>(), std::declval<X>()))>{};
+  }
+}
+
+/// The task form for every input that is not a referable standard random-access sized range:
+/// `Stored` is `R&` for an lvalue, `R` for a temporary (moved into this frame).
+template <typename Impl, typename Stored, typename... A>
+task<typename decltype(prepared_result<Impl, Stored, A...>())::type> run_prepared(Stored r,
+                                                                                 A... args) {
+  using R = std::remove_reference_t<Stored>;
+  prepared_input<R> in(r);
+  prepared_view_t<R>& view = in.view();
+  using X = impl_value_t<Impl, prepared_view_t<R>, A...>;
+  if constexpr (std::is_void_v<X>) {
+    co_await call(Impl{}, view, std::move(args)...);
+    co_await join();
+  } else {
+    std::optional<X> out;
+    co_await call(&out, Impl{}, view, std::move(args)...);
+    co_await join();
+    co_return rebase<Impl, positions_dangle<Stored>>(in, std::move(*out));
+  }
+}
+
+/// Whether `A0, A1` are an iterator and its sentinel: the call is over `[a0, a1)`.
+template <typename... A>
+struct starts_with_iterator_pair : std::false_type {};
+template <typename A0, typename A1, typename... A>
+struct starts_with_iterator_pair<A0, A1, A...>
+    : std::bool_constant<std::input_or_output_iterator<std::remove_cvref_t<A0>> &&
+                         std::sentinel_for<std::remove_cvref_t<A1>, std::remove_cvref_t<A0>>> {};
+
+/// The task form of an algorithm (see the file comment).
+template <typename Impl>
+struct async_algorithm {
+  /// Over `[first, last)`.
+  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename... A>
+  auto operator()(I first, S last, A&&... args) const {
+    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)),
+                   std::forward<A>(args)...);
+  }
+
+  /// Over a range.
+  template <typename R, typename... A>
+  requires(!starts_with_iterator_pair<R, A...>::value) auto operator()(R&& r, A&&... args) const {
+    if constexpr (check_input_range<R>()) {
+      if constexpr (direct_input<R> && !positions_dangle<R&&>) {
+        // The common case costs nothing: the algorithm runs on the caller's range.
+        return Impl{}(r, std::forward<A>(args)...);
+      } else {
+        using stored = std::conditional_t<std::is_lvalue_reference_v<R>, R, std::remove_cvref_t<R>>;
+        return run_prepared<Impl, stored, std::decay_t<A>...>(std::forward<R>(r),
+                                                               std::forward<A>(args)...);
+      }
+    }
+  }
+};
+
+/// Runs `fn(args...)` into `*out`: lets the blocking form return results that are not
+/// default-constructible (sync_wait stores its result in a default-constructed variable).
+template <typename X, typename F, typename... A>
+task<void> run_into(std::optional<X>* out, const F& fn, A&&... args) {
+  co_await call(out, fn, std::forward<A>(args)...);
+  co_await join();
+}
+
+/// The blocking form of an algorithm: `sync_wait(sched, async form, args...)`. Call it from a
+/// thread that is not one of the scheduler's workers (inside a task, use the task form).
+template <typename Impl>
+struct blocking_algorithm {
+  template <scheduler Sch, typename... A>
+  auto operator()(Sch& sched, A&&... args) const {
+    constexpr async_algorithm<Impl> async{};
+    using started = std::invoke_result_t<const async_algorithm<Impl>&, A...>;
+    if constexpr (!task_type<started>) {
+      return;  // the task form has refused the arguments with a static_assert: say nothing more
+    } else {
+      using X = typename task_value<started>::type;
+      if constexpr (std::is_void_v<X> || std::is_default_constructible_v<X>) {
+        return sync_wait(sched, async, std::forward<A>(args)...);
+      } else {
+        std::optional<X> out;
+        sync_wait(sched, run_into<X, async_algorithm<Impl>, A...>, &out, async,
+                  std::forward<A>(args)...);
+        return std::move(*out);
+      }
+    }
+  }
+};
+
+}  // namespace tine::detail
+
+#endif  // TINE_ALGORITHMS_DETAIL_ENTRY_HPP
