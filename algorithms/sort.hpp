@@ -142,10 +142,26 @@ struct sort_state {
     return less(b, a);
   }
 
+  /// Whether merges may pick each element without a branch: small trivially copyable values
+  /// under a comparison that cannot throw (doubles, ints), where a mispredicted branch per
+  /// element would cost more than the comparison.
+  static constexpr bool branchless_merge =
+      std_leaves && std::is_trivially_copyable_v<value_type> && sizeof(value_type) <= 16;
+
   template <typename Src, typename Dst>
   void leaf(Src a, std::size_t na, Src b, std::size_t nb, Dst out) const {
     std::size_t i = 0;
     std::size_t j = 0;
+    if constexpr (branchless_merge) {
+      while (i < na && j < nb) {
+        const value_type x = *at(a, i);
+        const value_type y = *at(b, j);
+        const bool take_b = std::invoke(comp, std::invoke(proj, y), std::invoke(proj, x));
+        *at(out, i + j) = take_b ? y : x;
+        j += take_b ? 1 : 0;
+        i += take_b ? 0 : 1;
+      }
+    }
     try {
       while (i < na && j < nb) {
         if (less(at(b, j), at(a, i))) {  // ties take from the left run: stable
@@ -168,6 +184,18 @@ struct sort_state {
   void undo(Src a, std::size_t na, Src b, std::size_t nb, Dst out) const {
     move_n(out, na, a);
     move_n(at(out, na), nb, b);
+  }
+
+  /// Whether the sorted pieces `[q[j], q[j + 1])` of A are already in order as a whole (each
+  /// piece's first element not before the previous one's last): then no merge is needed, which
+  /// makes sorted inputs cheap. Ties count as in order, which keeps stable_sort stable.
+  bool pieces_in_order(const std::size_t (&q)[5]) const {
+    for (std::size_t j = 1; j < 4; ++j) {
+      if (q[j] > q[0] && q[j] < q[4] && less(at(first, q[j]), at(first, q[j] - 1))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // ---- serial sort of A[lo, lo + n) in place ----
@@ -194,6 +222,17 @@ struct sort_state {
     }
   }
 
+  /// A leaf of the parallel sort: returns at once if A[lo, lo + n) is already sorted (the test
+  /// stops at the first element out of order), else sorts it.
+  void sort_leaf(std::size_t lo, std::size_t n) const {
+    for (std::size_t i = lo + 1; i < lo + n; ++i) {
+      if (less(at(first, i), at(first, i - 1))) {
+        sort_serial(lo, n);
+        return;
+      }
+    }
+  }
+
   void sort_serial(std::size_t lo, std::size_t n) const {
     if constexpr (std_leaves) {
       std::ranges::sort(at(first, lo), at(first, lo + n), std::ref(comp), std::ref(proj));
@@ -208,6 +247,9 @@ struct sort_state {
       }
       for (std::size_t j = 0; j < 4; ++j) {
         sort_serial(q[j], q[j + 1] - q[j]);
+      }
+      if (pieces_in_order(q)) {
+        return;
       }
       leaf(at(first, q[0]), q[1] - q[0], at(first, q[1]), q[2] - q[1], buf + q[0]);
       try {
@@ -240,7 +282,7 @@ void settle(std::exception_ptr error, const Restore& restore) {
 template <typename State>
 task<void> sort_rec(const State* s, std::size_t lo, std::size_t n) {
   if (n <= s->grain) {
-    s->sort_serial(lo, n);
+    s->sort_leaf(lo, n);
     co_return;
   }
   using I = decltype(s->first);
@@ -268,6 +310,9 @@ task<void> sort_rec(const State* s, std::size_t lo, std::size_t n) {
     error = error ? error : std::current_exception();
   }
   settle(error, [] {});
+  if (s->pieces_in_order(q)) {
+    co_return;
+  }
 
   // 2. Quarters merged in pairs into the buffer; a pair that was merged goes back if the other
   // pair's merge throws.
@@ -322,7 +367,7 @@ task<I> sort_run(I first, std::size_t n, Comp comp, Proj proj, std::size_t leaf)
   }
   if (state::std_leaves ? n <= leaf : n <= insertion_cutoff) {
     const state serial{first, nullptr, leaf, std::move(comp), std::move(proj)};
-    serial.sort_serial(0, n);  // needs no buffer
+    serial.sort_leaf(0, n);  // needs no buffer
     co_return last;
   }
   sort_buffer<T> buffer(first, n);

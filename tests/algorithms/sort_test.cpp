@@ -24,7 +24,8 @@
 #include "tests/algorithms/test_support.hpp"
 
 // The sort's buffer is its only allocation of exactly `g_fail_size` bytes: when that is set,
-// global operator new refuses it, to check that std::bad_alloc reaches the caller.
+// global operator new refuses it, to check that std::bad_alloc reaches the caller. Every
+// replaceable form (but the aligned ones, unused here) goes to malloc, so news and deletes match.
 namespace {
 std::atomic<std::size_t> g_fail_size{0};
 }  // namespace
@@ -44,10 +45,18 @@ void* operator new(std::size_t size) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return std::malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return std::malloc(size == 0 ? 1 : size);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
