@@ -6,7 +6,7 @@
 ///
 /// ```
 /// long sum = tine::reduce(pool, v, 0L, std::plus<>{});
-/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{}, std::multiplies<>{});
+/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{}, times);
 /// co_await tine::call(&sum, tine::async::reduce, v.begin(), v.end(), 0L, std::plus<>{});
 /// ```
 ///

@@ -190,8 +190,7 @@ struct inclusive_scan_impl : scan_impl<true> {
   template <typename R, typename O, typename Op = std::plus<>>
   requires(!std::same_as<Op, grain>) task<result_for<O>>
   operator()(R& r, O out, Op op = {}, grain g = {}) const {
-    return run(r, std::move(out), std::optional<std::ranges::range_value_t<R>>{}, std::move(op),
-               g);
+    return run(r, std::move(out), std::optional<std::ranges::range_value_t<R>>{}, std::move(op), g);
   }
 
   template <typename R, typename O, typename Op, typename T>

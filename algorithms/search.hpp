@@ -88,9 +88,8 @@ task<void> search_split(search_state<Test>* s, std::size_t lo, std::size_t hi) {
 /// holds, and returns `answer(index)`, `answer(n)` when there is none. `test` lives in this
 /// frame, the leaves refer to it.
 template <typename Test, typename Answer>
-task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size_t n,
-                                                            bool leftmost, std::size_t leaf,
-                                                            Answer answer) {
+task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size_t n, bool leftmost,
+                                                            std::size_t leaf, Answer answer) {
   search_state<Test> s{&test, leaf, leftmost, {n}};
   if (n != 0) {
     co_await call(search_split<Test>, &s, std::size_t{0}, n);
@@ -104,7 +103,9 @@ template <typename I, typename P, bool Wanted>
 struct element_test {
   I first;
   P pred;
-  bool operator()(std::size_t i) { return static_cast<bool>(std::invoke(pred, *at(first, i))) == Wanted; }
+  bool operator()(std::size_t i) {
+    return static_cast<bool>(std::invoke(pred, *at(first, i))) == Wanted;
+  }
 };
 
 /// find_if's answer: the position of the hit.

@@ -122,13 +122,25 @@ inline constexpr bool is_boxed = false;
 template <typename T>
 inline constexpr bool is_boxed<boxed<T>> = true;
 
-/// A boxed result taken out (`Unbox`), or an algorithm's result rebased (rebase).
+/// What the prepared path hands over: for the public task form (`Unbox`) the result, rebased
+/// (rebase) or taken out of its box; for the blocking form every result in a box, so that
+/// `sync_wait` value-initialises a `std::optional` and never the result itself (Clang 16 at -O1
+/// corrupts the caller's stack when its root job value-initialises a
+/// `std::ranges::in_in_result<std::ranges::dangling, I>`, whose members are
+/// `[[no_unique_address]]`).
 template <typename Impl, bool Dangling, bool Unbox, typename Prepared, typename X>
 auto deliver(const Prepared& in, X x) {
-  if constexpr (Unbox && is_boxed<X>) {
-    return std::move(x).take();
-  } else {
+  if constexpr (is_boxed<X>) {
+    if constexpr (Unbox) {
+      return std::move(x).take();
+    } else {
+      return x;
+    }
+  } else if constexpr (Unbox) {
     return rebase<Impl, Dangling>(in, std::move(x));
+  } else {
+    using Y = decltype(rebase<Impl, Dangling>(in, std::move(x)));
+    return boxed<Y>(rebase<Impl, Dangling>(in, std::move(x)));
   }
 }
 
@@ -176,6 +188,18 @@ struct starts_with_iterator_pair<A0, A1, A...>
     : std::bool_constant<std::input_or_output_iterator<std::remove_cvref_t<A0>> &&
                          std::sentinel_for<std::remove_cvref_t<A1>, std::remove_cvref_t<A0>>> {};
 
+/// Whether the task form calls the algorithm on the caller's range itself, at no cost: a
+/// referable standard random-access sized range, and a result to hand over as it is.
+template <typename Impl, bool Unbox, typename R, typename... A>
+consteval bool runs_directly() {
+  if constexpr (!direct_input<R> || positions_dangle<R&&>) {
+    return false;
+  } else {
+    using X = impl_value_t<Impl, std::remove_reference_t<R>, std::decay_t<A>...>;
+    return !(Unbox && is_boxed<X>);
+  }
+}
+
 /// The task form stores every argument by value: an lvalue is copied, a temporary moved. Said as a
 /// constraint, so that core's check of `fork` (a trial call with an argument that cannot be
 /// copied, see core/argument_check.hpp) sees by-value parameters and instantiates nothing.
@@ -184,7 +208,7 @@ concept taken_by_value =
     ((std::is_lvalue_reference_v<A> || std::constructible_from<std::remove_cvref_t<A>, A>)&&...);
 
 /// The task form of an algorithm (see the file comment). `Unbox`: a boxed result is taken out
-/// (the public form); the blocking form keeps the box, which `sync_wait` can store.
+/// (the public form); the blocking form keeps boxes (see deliver).
 template <typename Impl, bool Unbox = true>
 struct async_algorithm {
   /// Over `[first, last)`.
@@ -200,15 +224,13 @@ struct async_algorithm {
   requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>) auto operator()(
       R&& r, A&&... args) const {
     if constexpr (check_input_range<R>()) {
-      if constexpr (direct_input<R> && !positions_dangle<R&&> &&
-                    !(Unbox && is_boxed<impl_value_t<Impl, std::remove_reference_t<R>,
-                                                     std::decay_t<A>...>>)) {
+      if constexpr (runs_directly<Impl, Unbox, R, A...>()) {
         // The common case costs nothing: the algorithm runs on the caller's range.
         return Impl{}(r, std::forward<A>(args)...);
       } else {
         using stored = std::conditional_t<std::is_lvalue_reference_v<R>, R, std::remove_cvref_t<R>>;
         return run_prepared<Impl, Unbox, stored, std::decay_t<A>...>(std::forward<R>(r),
-                                                                      std::forward<A>(args)...);
+                                                                     std::forward<A>(args)...);
       }
     }
   }

@@ -8,9 +8,9 @@
 #include <functional>
 #include <list>
 #include <map>
-#include <set>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -187,9 +187,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_maps_and_long_iota, Sched, schedulers) 
     for (tine::grain g : tine_test::grains(n, 16)) {
       BOOST_TEST(tine::reduce(sched, l, 5L, std::plus<>{}, g) == expected, "n=" << n);
       BOOST_TEST(tine::reduce(sched, s.begin(), s.end(), 5L, std::plus<>{}, g) == expected);
-      BOOST_TEST(tine::transform_reduce(sched, l, v.begin(), 5L, std::plus<>{},
-                                        [](long x, long y) { return x * y; },
-                                        g) == std::inner_product(v.begin(), v.end(), v.begin(), 5L));
+      BOOST_TEST(tine::transform_reduce(
+                     sched, l, v.begin(), 5L, std::plus<>{}, [](long x, long y) { return x * y; },
+                     g) == std::inner_product(v.begin(), v.end(), v.begin(), 5L));
     }
     BOOST_TEST(tine::reduce(sched, l) == expected - 5);
   }
@@ -213,7 +213,6 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   BOOST_TEST(tine::sync_wait(sched, owned_view_sum, 1000) == 999L * 1000L / 2);
   BOOST_TEST(tine::sync_wait(sched, owned_view_sum, 0) == 0L);
 }
-
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(accumulator_without_default_constructor, Sched, schedulers) {
   Sched sched;

@@ -8,8 +8,8 @@
 #include <concepts>
 #include <iterator>
 #include <list>
-#include <set>
 #include <random>
+#include <set>
 #include <span>
 #include <vector>
 

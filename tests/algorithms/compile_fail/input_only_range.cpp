@@ -1,4 +1,5 @@
-// EXPECT: tine algorithms visit their input in parallel, so they need a range that can be traversed more than once
+// EXPECT: tine algorithms visit their input in parallel
+// EXPECT: so they need a range that can be traversed more than once (a forward range)
 #include <functional>
 #include <ranges>
 #include <sstream>

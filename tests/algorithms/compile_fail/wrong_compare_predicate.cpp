@@ -1,4 +1,4 @@
-// EXPECT: tine::equal/mismatch(..., first2, pred): pred must be copyable and callable as pred(*it1, *it2)
+// EXPECT: tine::equal/mismatch(..., first2, pred): pred must be copyable and callable
 #include <string>
 #include <vector>
 
@@ -10,5 +10,6 @@ struct any_scheduler {
 };
 
 bool misuse(any_scheduler& sched, std::vector<int>& a, std::vector<int>& b) {
-  return tine::equal(sched, a, b.begin(), [](const std::string& x, int y) { return x.size() == y; });
+  return tine::equal(sched, a, b.begin(),
+                     [](const std::string& x, int y) { return x.size() == y; });
 }
