@@ -12,6 +12,7 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <tine/algorithms/compare.hpp>
 #include <tine/algorithms/concepts.hpp>
 #include <tine/algorithms/for_each.hpp>
 #include <tine/algorithms/grain.hpp>
