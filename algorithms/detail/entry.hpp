@@ -109,10 +109,10 @@ task<typename decltype(prepared_result<Impl, Stored, A...>())::type> run_prepare
     co_await call(Impl{}, view, std::move(args)...);
     co_await join();
   } else {
-    std::optional<X> out;
+    X out{};  // call needs a result of exactly the task's type
     co_await call(&out, Impl{}, view, std::move(args)...);
     co_await join();
-    co_return rebase<Impl, positions_dangle<Stored>>(in, std::move(*out));
+    co_return rebase<Impl, positions_dangle<Stored>>(in, std::move(out));
   }
 }
 
