@@ -66,7 +66,8 @@ task<void> invoke_run(F... fs) {
   // The exceptions of the callables themselves wait in the frame for the join (or come out of
   // the call when nothing was stolen, that is when the forked ones have finished).
   std::exception_ptr error;
-  for (std::size_t i = 0; i + 1 < entries.size(); ++i) {
+  constexpr std::size_t last = sizeof...(F) - 1;
+  for (std::size_t i = 0; i < last; ++i) {
     try {
       co_await fork(entries[i].run, entries[i].callable);
     } catch (...) {
@@ -74,7 +75,7 @@ task<void> invoke_run(F... fs) {
     }
   }
   try {
-    co_await call(entries.back().run, entries.back().callable);
+    co_await call(entries[last].run, entries[last].callable);
   } catch (...) {
     error = error ? error : std::current_exception();
   }
