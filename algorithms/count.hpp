@@ -11,7 +11,8 @@
 /// co_await tine::call(&negatives, tine::async::count_if, v, pred);         // in a task
 /// ```
 ///
-/// The result has the input's difference type (`std::ranges::range_difference_t`). Each leaf
+/// The result has the input's difference type (`std::ranges::range_difference_t`; for an input
+/// whose iterators tine gathers or bridges, detail/input.hpp, `std::ptrdiff_t`). Each leaf
 /// counts its piece serially; the counts of two neighbouring pieces are added in the frame of
 /// the task that split them (split_fold: `stack_alloc` slots, no heap). `pred` is called once per
 /// element, concurrently, in no particular order; if it throws, the first exception reaches the
