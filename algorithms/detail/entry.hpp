@@ -122,25 +122,16 @@ inline constexpr bool is_boxed = false;
 template <typename T>
 inline constexpr bool is_boxed<boxed<T>> = true;
 
-/// What the prepared path hands over: for the public task form (`Unbox`) the result, rebased
-/// (rebase) or taken out of its box; for the blocking form every result in a box, so that
-/// `sync_wait` value-initialises a `std::optional` and never the result itself (Clang 16 at -O1
-/// corrupts the caller's stack when its root job value-initialises a
-/// `std::ranges::in_in_result<std::ranges::dangling, I>`, whose members are
-/// `[[no_unique_address]]`).
+/// What the prepared path hands over: the result rebased (rebase), and for the public task form
+/// (`Unbox`) taken out of its box; the blocking form keeps boxes, which `sync_wait` can store.
 template <typename Impl, bool Dangling, bool Unbox, typename Prepared, typename X>
 auto deliver(const Prepared& in, X x) {
-  if constexpr (is_boxed<X>) {
-    if constexpr (Unbox) {
-      return std::move(x).take();
-    } else {
-      return x;
-    }
-  } else if constexpr (Unbox) {
+  if constexpr (!is_boxed<X>) {
     return rebase<Impl, Dangling>(in, std::move(x));
+  } else if constexpr (Unbox) {
+    return std::move(x).take();
   } else {
-    using Y = decltype(rebase<Impl, Dangling>(in, std::move(x)));
-    return boxed<Y>(rebase<Impl, Dangling>(in, std::move(x)));
+    return x;
   }
 }
 
