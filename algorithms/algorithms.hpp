@@ -12,9 +12,15 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <tine/algorithms/compare.hpp>
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/copy.hpp>
+#include <tine/algorithms/count.hpp>
+#include <tine/algorithms/extrema.hpp>
+#include <tine/algorithms/fill.hpp>
 #include <tine/algorithms/for_each.hpp>
 #include <tine/algorithms/grain.hpp>
+#include <tine/algorithms/invoke.hpp>
 #include <tine/algorithms/map.hpp>
 #include <tine/algorithms/merge.hpp>
 #include <tine/algorithms/reduce.hpp>

@@ -64,12 +64,6 @@ inline std::size_t workers_here() noexcept {
   return n == 0 ? hardware_workers() : n;
 }
 
-/// Transitional: workers of `sched` for the entry points not yet made by entry.hpp.
-template <typename S>
-std::size_t worker_count(const S&) noexcept {
-  return workers_here();
-}
-
 /// ceil(n / d) for d > 0. `(n + d - 1) / d` would wrap for a large n or d (a grain near
 /// SIZE_MAX).
 constexpr std::size_t ceil_div(std::size_t n, std::size_t d) noexcept {

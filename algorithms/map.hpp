@@ -24,13 +24,11 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
-#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
-#include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine {
@@ -51,6 +49,7 @@ struct map_body {
   }
 };
 
+/// The algorithm: `f` lives in this frame, the leaves refer to it.
 template <typename I, typename O, typename F>
 task<O> map_run(I first, std::size_t n, O out, F f, std::size_t leaf) {
   if (n != 0) {
@@ -81,59 +80,31 @@ consteval bool check_map() {
   }
 }
 
-}  // namespace detail
-
-/// Blocking map: returns `out + size(input)`.
-struct map_fn {
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename F>
-  O operator()(Sch& sched, R&& r, O out, F f, grain g = {}) const {
+/// The definition of map; the entry points are made from it (entry.hpp). `result_for<O>` is `O`
+/// for every output the check accepts; for one it refuses (a back_inserter) it keeps the
+/// adapters quiet, so that the check's sentence is the only error.
+struct map_impl {
+  template <typename R, typename O, typename F>
+  task<result_for<O>> operator()(R& r, O out, F f, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_map<I, O, F>()) {
-      const std::size_t n = detail::range_size(r);
-      return sync_wait(sched, detail::map_run<I, O, F>, std::ranges::begin(r), n, std::move(out),
-                       std::move(f), detail::leaf_size(n, g, detail::worker_count(sched)));
+    if constexpr (check_map<I, O, F>()) {
+      const std::size_t n = range_size(r);
+      return map_run<I, O, F>(std::ranges::begin(r), n, std::move(out), std::move(f),
+                              leaf_size(n, g, workers_here()));
     }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename F>
-  O operator()(Sch& sched, I first, S last, O out, F f, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(out), std::move(f), g);
   }
 };
 
-/// The blocking map: see map_fn.
-inline constexpr map_fn map{};
+}  // namespace detail
+
+/// Blocking map: `tine::map(sched, range, out, f [, grain])` or
+/// `tine::map(sched, first, last, out, f [, grain])`; returns `out + size(input)`.
+inline constexpr detail::blocking_algorithm<detail::map_impl> map{};
 
 namespace async {
 
 /// Task form of map: `co_await tine::call(&end, tine::async::map, range, out, f)`.
-struct map_fn {
-  template <std::ranges::range R, std::input_or_output_iterator O, typename F>
-  task<O> operator()(R&& r, O out, F f, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_map<I, O, F>()) {
-      if constexpr (detail::referable_range<R>) {
-        const std::size_t n = detail::range_size(r);
-        return detail::map_run<I, O, F>(std::ranges::begin(r), n, std::move(out), std::move(f),
-                                        detail::leaf_size(n, g, detail::hardware_workers()));
-      } else {
-        return detail::with_owned_range<O, map_fn>(std::move(r), std::move(out), std::move(f), g);
-      }
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename F>
-  task<O> operator()(I first, S last, O out, F f, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(out),
-                   std::move(f), g);
-  }
-};
-
-/// The task form of map: see async::map_fn.
-inline constexpr map_fn map{};
+inline constexpr detail::async_algorithm<detail::map_impl> map{};
 
 }  // namespace async
 }  // namespace tine

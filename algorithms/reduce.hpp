@@ -6,9 +6,8 @@
 ///
 /// ```
 /// long sum = tine::reduce(pool, v, 0L, std::plus<>{});
-/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{},
-/// std::multiplies<>{}); co_await tine::call(&sum, tine::async::reduce, v.begin(), v.end(), 0L,
-/// std::plus<>{});
+/// double dot = tine::transform_reduce(pool, a, b.begin(), 0.0, std::plus<>{}, times);
+/// co_await tine::call(&sum, tine::async::reduce, v.begin(), v.end(), 0L, std::plus<>{});
 /// ```
 ///
 /// The result is `init op x0 op x1 op ... op xn-1` with the elements in their order, grouped in
@@ -28,14 +27,12 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
-#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
-#include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine {
@@ -54,8 +51,8 @@ struct pass_through {
 template <typename I, typename Tr>
 struct unary_source {
   I first;
-  Tr* tr;
-  decltype(auto) operator()(std::size_t i) const { return std::invoke(*tr, *at(first, i)); }
+  Tr transform;
+  decltype(auto) operator()(std::size_t i) { return std::invoke(transform, *at(first, i)); }
 };
 
 /// Element `i` of two inputs, transformed together.
@@ -63,83 +60,41 @@ template <typename I1, typename I2, typename Tr>
 struct binary_source {
   I1 first1;
   I2 first2;
-  Tr* tr;
-  decltype(auto) operator()(std::size_t i) const {
-    return std::invoke(*tr, *at(first1, i), *at(first2, i));
+  Tr transform;
+  decltype(auto) operator()(std::size_t i) {
+    return std::invoke(transform, *at(first1, i), *at(first2, i));
   }
 };
 
 /// A leaf of the fold: `[lo, hi)` folded left to right, starting from its first element.
 template <typename T, typename Source, typename Op>
 struct fold_leaf {
-  Source source;
+  Source* source;
   Op* op;
 
   T operator()(std::size_t lo, std::size_t hi) const {
-    T acc(source(lo));
+    T acc((*source)(lo));
     for (std::size_t i = lo + 1; i < hi; ++i) {
-      acc = std::invoke(*op, std::move(acc), source(i));
+      acc = std::invoke(*op, std::move(acc), (*source)(i));
     }
     return acc;
   }
 };
 
-/// The algorithm, writing `init op fold(elements)` into `*out`. `op` lives in this frame; the
-/// source refers to the transform, which lives in the caller's frame.
+/// The algorithm: `init op fold(elements)`. The source (with its transform) and `op` live in
+/// this frame; the leaves refer to them.
 template <typename T, typename Source, typename Op>
-task<void> fold_run(std::optional<T>* out, Source source, std::size_t n, T init, Op op,
-                    std::size_t leaf) {
+task<result_for<T>> fold_run(Source source, std::size_t n, T init, Op op, std::size_t leaf) {
   if (n == 0) {
-    out->emplace(std::move(init));
-    co_return;
+    co_return result_for<T>(std::move(init));
   }
   using leaf_type = fold_leaf<T, Source, Op>;
-  const leaf_type leaves{std::move(source), &op};
+  const leaf_type leaves{&source, &op};
   stack_array<std::optional<T>> total = co_await stack_alloc<std::optional<T>>(1);
   co_await call(split_fold<T, leaf_type, Op>, &total[0], &leaves, &op, std::size_t{0}, n, leaf);
   co_await join();
-  out->emplace(std::invoke(op, std::move(init), std::move(*total[0])));
+  co_return result_for<T>(T(std::invoke(op, std::move(init), std::move(*total[0]))));
 }
-
-/// Blocking entry: one sync_wait, the result in a local optional (T need not be
-/// default-constructible).
-template <typename Sch, typename T, typename Source, typename Op>
-T blocking_fold(Sch& sched, Source source, std::size_t n, T init, Op op, grain g) {
-  std::optional<T> out;
-  sync_wait(sched, fold_run<T, Source, Op>, &out, std::move(source), n, std::move(init),
-            std::move(op), leaf_size(n, g, worker_count(sched)));
-  return std::move(*out);
-}
-
-/// Task entry. `tr` is the transform, kept in this frame for the source to refer to.
-template <typename T, typename Tr, typename MakeSource, typename Op>
-task<T> fold_task(MakeSource make, std::size_t n, T init, Op op, Tr tr, grain g) {
-  std::optional<T> out;
-  co_await call(fold_run<T, decltype(make(&tr)), Op>, &out, make(&tr), n, std::move(init),
-                std::move(op), leaf_size(n, g, hardware_workers()));
-  co_await join();
-  co_return std::move(*out);
-}
-
-/// Builds a unary_source once the transform's address is known.
-template <typename I>
-struct make_unary {
-  I first;
-  template <typename Tr>
-  unary_source<I, Tr> operator()(Tr* tr) const {
-    return {first, tr};
-  }
-};
-
-template <typename I1, typename I2>
-struct make_binary {
-  I1 first1;
-  I2 first2;
-  template <typename Tr>
-  binary_source<I1, I2, Tr> operator()(Tr* tr) const {
-    return {first1, first2, tr};
-  }
-};
 
 template <typename I, typename T, typename Op>
 consteval bool check_reduce() {
@@ -172,9 +127,12 @@ consteval bool check_transform_reduce() {
 
 template <typename I1, typename I2, typename T, typename Op, typename Tr>
 consteval bool check_transform_reduce2() {
-  static_assert(splittable_iterator<I2>,
-                "tine::transform_reduce: the second input must be random access");
-  if constexpr (!element_pair_function<Tr, I1, I2>) {
+  static_assert(std::random_access_iterator<I2>,
+                "tine::transform_reduce(..., first2, ...): the second input must be a "
+                "random-access iterator");
+  if constexpr (!std::random_access_iterator<I2>) {
+    return false;
+  } else if constexpr (!element_pair_function<Tr, I1, I2>) {
     static_assert(element_pair_function<Tr, I1, I2>,
                   "tine::transform_reduce(..., first2, init, op, transform): transform must be "
                   "copyable and callable as transform(*it1, *it2)");
@@ -185,191 +143,72 @@ consteval bool check_transform_reduce2() {
                   "tine::transform_reduce(..., first2, init, op, transform): op must combine the "
                   "accumulator (the type of init) with transform(*it1, *it2) and with another "
                   "accumulator, giving something convertible to T");
-    return splittable_iterator<I2> && fold_operation<Op, T, E>;
+    return fold_operation<Op, T, E>;
   }
 }
 
+/// The definition of reduce; the entry points are made from it (entry.hpp). Without `op` it
+/// sums; without `init` it starts from a value-initialised element.
+struct reduce_impl {
+  template <typename R, typename T = std::ranges::range_value_t<R>, typename Op = std::plus<>>
+  requires(!std::same_as<T, grain>) task<result_for<T>>
+  operator()(R& r, T init = T{}, Op op = {}, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (check_reduce<I, T, Op>()) {
+      const std::size_t n = range_size(r);
+      using source = unary_source<I, pass_through>;
+      return fold_run<T, source, Op>(source{std::ranges::begin(r), {}}, n, std::move(init),
+                                     std::move(op), leaf_size(n, g, workers_here()));
+    }
+  }
+};
+
+/// The definition of transform_reduce, over one input or two (`first2`: as many elements).
+struct transform_reduce_impl {
+  template <typename R, typename T, typename Op, typename Tr>
+  task<result_for<T>> operator()(R& r, T init, Op op, Tr transform, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (check_transform_reduce<I, T, Op, Tr>()) {
+      const std::size_t n = range_size(r);
+      using source = unary_source<I, Tr>;
+      return fold_run<T, source, Op>(source{std::ranges::begin(r), std::move(transform)}, n,
+                                     std::move(init), std::move(op),
+                                     leaf_size(n, g, workers_here()));
+    }
+  }
+
+  template <typename R, typename I2, typename T, typename Op, typename Tr>
+  requires(!std::same_as<Tr, grain>) task<result_for<T>>
+  operator()(R& r, I2 first2, T init, Op op, Tr transform, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (check_transform_reduce2<I, I2, T, Op, Tr>()) {
+      const std::size_t n = range_size(r);
+      using source = binary_source<I, I2, Tr>;
+      return fold_run<T, source, Op>(
+          source{std::ranges::begin(r), std::move(first2), std::move(transform)}, n,
+          std::move(init), std::move(op), leaf_size(n, g, workers_here()));
+    }
+  }
+};
+
 }  // namespace detail
 
-/// Blocking reduce. Without `op` it sums (`std::plus<>`); without `init` it starts from a
-/// value-initialised element type.
-struct reduce_fn {
-  template <scheduler Sch, std::ranges::range R, typename T, typename Op>
-  requires(!std::same_as<T, grain>) T operator()(Sch& sched, R&& r, T init, Op op,
-                                                 grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_reduce<I, T, Op>()) {
-      static const detail::pass_through tr{};
-      return detail::blocking_fold(
-          sched, detail::unary_source<I, const detail::pass_through>{std::ranges::begin(r), &tr},
-          detail::range_size(r), std::move(init), std::move(op), g);
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T,
-            typename Op>
-  T operator()(Sch& sched, I first, S last, T init, Op op, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(init), std::move(op), g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, typename T>
-  T operator()(Sch& sched, R&& r, T init) const {
-    return (*this)(sched, r, std::move(init), std::plus<>{});
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T>
-  T operator()(Sch& sched, I first, S last, T init) const {
-    return (*this)(sched, std::move(first), std::move(last), std::move(init), std::plus<>{});
-  }
-
-  template <scheduler Sch, std::ranges::range R>
-  std::ranges::range_value_t<R> operator()(Sch& sched, R&& r) const {
-    return (*this)(sched, r, std::ranges::range_value_t<R>{}, std::plus<>{});
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S>
-  std::iter_value_t<I> operator()(Sch& sched, I first, S last) const {
-    return (*this)(sched, std::move(first), std::move(last), std::iter_value_t<I>{}, std::plus<>{});
-  }
-};
-
-/// The blocking reduce: see reduce_fn.
-inline constexpr reduce_fn reduce{};
+/// Blocking reduce: `tine::reduce(sched, range [, init [, op [, grain]]])`, also over
+/// `first, last`.
+inline constexpr detail::blocking_algorithm<detail::reduce_impl> reduce{};
 
 /// Blocking transform_reduce: `init op transform(x0) op transform(x1) ...`, or with two inputs
-/// `init op transform(x0, y0) op transform(x1, y1) ...` (the second input is as long as the first).
-struct transform_reduce_fn {
-  template <scheduler Sch, std::ranges::range R, typename T, typename Op, typename Tr>
-  T operator()(Sch& sched, R&& r, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce<I, T, Op, Tr>()) {
-      return detail::blocking_fold(sched, detail::unary_source<I, Tr>{std::ranges::begin(r), &tr},
-                                   detail::range_size(r), std::move(init), std::move(op), g);
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename T,
-            typename Op, typename Tr>
-  T operator()(Sch& sched, I first, S last, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(init), std::move(op), std::move(tr), g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator I2, typename T,
-            typename Op, typename Tr>
-  T operator()(Sch& sched, R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
-      return detail::blocking_fold(
-          sched, detail::binary_source<I, I2, Tr>{std::ranges::begin(r), first2, &tr},
-          detail::range_size(r), std::move(init), std::move(op), g);
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
-  T operator()(Sch& sched, I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(first2), std::move(init), std::move(op), std::move(tr), g);
-  }
-};
-
-/// The blocking transform_reduce: see transform_reduce_fn.
-inline constexpr transform_reduce_fn transform_reduce{};
+/// `init op transform(x0, y0) op transform(x1, y1) ...` (the second input is as long as the first):
+/// `tine::transform_reduce(sched, range [, first2], init, op, transform [, grain])`.
+inline constexpr detail::blocking_algorithm<detail::transform_reduce_impl> transform_reduce{};
 
 namespace async {
 
 /// Task form of reduce: `co_await tine::call(&sum, tine::async::reduce, range, init, op)`.
-/// An lvalue range is referred to; a temporary range is moved into the task.
-struct reduce_fn {
-  template <std::ranges::range R, typename T, typename Op>
-  requires(!std::same_as<T, grain>) task<T>
-  operator()(R&& r, T init, Op op, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_reduce<I, T, Op>()) {
-      if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, detail::pass_through>(
-            detail::make_unary<I>{std::ranges::begin(r)}, detail::range_size(r), std::move(init),
-            std::move(op), detail::pass_through{}, g);
-      } else {
-        return detail::with_owned_range<T, reduce_fn>(std::move(r), std::move(init), std::move(op),
-                                                      g);
-      }
-    }
-  }
+inline constexpr detail::async_algorithm<detail::reduce_impl> reduce{};
 
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op>
-  task<T> operator()(I first, S last, T init, Op op, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
-                   std::move(op), g);
-  }
-
-  template <std::ranges::range R, typename T>
-  task<T> operator()(R&& r, T init) const {
-    return (*this)(std::forward<R>(r), std::move(init), std::plus<>{});
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T>
-  task<T> operator()(I first, S last, T init) const {
-    return (*this)(std::move(first), std::move(last), std::move(init), std::plus<>{});
-  }
-};
-
-/// The task form of reduce: see async::reduce_fn.
-inline constexpr reduce_fn reduce{};
-
-/// Task form of transform_reduce (one or two inputs), as `tine::transform_reduce` without the
-/// scheduler.
-struct transform_reduce_fn {
-  template <std::ranges::range R, typename T, typename Op, typename Tr>
-  task<T> operator()(R&& r, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce<I, T, Op, Tr>()) {
-      if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, Tr>(detail::make_unary<I>{std::ranges::begin(r)},
-                                        detail::range_size(r), std::move(init), std::move(op),
-                                        std::move(tr), g);
-      } else {
-        return detail::with_owned_range<T, transform_reduce_fn>(std::move(r), std::move(init),
-                                                                std::move(op), std::move(tr), g);
-      }
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename T, typename Op,
-            typename Tr>
-  task<T> operator()(I first, S last, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(init),
-                   std::move(op), std::move(tr), g);
-  }
-
-  template <std::ranges::range R, std::input_or_output_iterator I2, typename T, typename Op,
-            typename Tr>
-  task<T> operator()(R&& r, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_transform_reduce2<I, I2, T, Op, Tr>()) {
-      if constexpr (detail::referable_range<R>) {
-        return detail::fold_task<T, Tr>(
-            detail::make_binary<I, I2>{std::ranges::begin(r), std::move(first2)},
-            detail::range_size(r), std::move(init), std::move(op), std::move(tr), g);
-      } else {
-        return detail::with_owned_range<T, transform_reduce_fn>(
-            std::move(r), std::move(first2), std::move(init), std::move(op), std::move(tr), g);
-      }
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator I2, typename T, typename Op, typename Tr>
-  task<T> operator()(I first, S last, I2 first2, T init, Op op, Tr tr, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(first2), std::move(init), std::move(op), std::move(tr), g);
-  }
-};
-
-/// The task form of transform_reduce: see async::transform_reduce_fn.
-inline constexpr transform_reduce_fn transform_reduce{};
+/// Task form of transform_reduce (one or two inputs).
+inline constexpr detail::async_algorithm<detail::transform_reduce_impl> transform_reduce{};
 
 }  // namespace async
 }  // namespace tine

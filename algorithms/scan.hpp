@@ -5,9 +5,8 @@
 /// `tine::inclusive_scan` and `tine::exclusive_scan`: running folds (prefix sums), in parallel.
 ///
 /// ```
-/// tine::inclusive_scan(pool, v, out.begin());                       // out[i] = v[0] + ... + v[i]
-/// tine::exclusive_scan(pool, v, out.begin(), 0L, std::plus<>{});   // out[i] = 0 + v[0] + ... +
-/// v[i-1]
+/// tine::inclusive_scan(pool, v, out.begin());                      // out[i] = v[0] + ... + v[i]
+/// tine::exclusive_scan(pool, v, out.begin(), 0L, std::plus<>{});  // out[i] = 0 + ... + v[i-1]
 /// ```
 ///
 /// A blocked two-pass scan: the input is cut into blocks (one per leaf, at most
@@ -30,14 +29,12 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
-#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
-#include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine {
@@ -172,159 +169,63 @@ consteval bool check_scan() {
          fold_operation<Op, T, std::iter_reference_t<I>> && std::indirectly_writable<O, const T&>;
 }
 
-template <bool Inclusive, typename Sch, typename R, typename O, typename T, typename Op>
-O blocking_scan(Sch& sched, R& r, O out, std::optional<T> init, Op op, grain g) {
-  using I = std::ranges::iterator_t<R>;
-  if constexpr (check_range<R>() && check_scan<I, O, T, Op>()) {
-    const std::size_t n = range_size(r);
-    return sync_wait(sched, scan_run<Inclusive, I, O, T, Op>, std::ranges::begin(r), n,
-                     std::move(out), std::move(init), std::move(op),
-                     leaf_size(n, g, worker_count(sched)));
+/// The definition of both scans; the entry points are made from it (entry.hpp). `result_for<O>`:
+/// see map_impl.
+template <bool Inclusive>
+struct scan_impl {
+  template <typename R, typename O, typename T, typename Op>
+  static task<result_for<O>> run(R& r, O out, std::optional<T> init, Op op, grain g) {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (check_scan<I, O, T, Op>()) {
+      const std::size_t n = range_size(r);
+      return scan_run<Inclusive, I, O, T, Op>(std::ranges::begin(r), n, std::move(out),
+                                              std::move(init), std::move(op),
+                                              leaf_size(n, g, workers_here()));
+    }
   }
-}
+};
 
-template <bool Inclusive, typename R, typename O, typename T, typename Op>
-task<O> scan_task(R& r, O out, std::optional<T> init, Op op, grain g) {
-  using I = std::ranges::iterator_t<R>;
-  const std::size_t n = range_size(r);
-  return scan_run<Inclusive, I, O, T, Op>(std::ranges::begin(r), n, std::move(out), std::move(init),
-                                          std::move(op), leaf_size(n, g, hardware_workers()));
-}
+/// inclusive_scan: `(range, out [, op [, grain]])` or `(range, out, op, init [, grain])`.
+struct inclusive_scan_impl : scan_impl<true> {
+  template <typename R, typename O, typename Op = std::plus<>>
+  requires(!std::same_as<Op, grain>) task<result_for<O>>
+  operator()(R& r, O out, Op op = {}, grain g = {}) const {
+    return run(r, std::move(out), std::optional<std::ranges::range_value_t<R>>{}, std::move(op), g);
+  }
 
-template <typename I, typename S>
-auto as_range(I first, S last) {
-  return std::ranges::subrange<I, S>(std::move(first), std::move(last));
-}
+  template <typename R, typename O, typename Op, typename T>
+  requires(!std::same_as<T, grain>) task<result_for<O>>
+  operator()(R& r, O out, Op op, T init, grain g = {}) const {
+    return run(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+  }
+};
+
+/// exclusive_scan: `(range, out, init [, op [, grain]])`.
+struct exclusive_scan_impl : scan_impl<false> {
+  template <typename R, typename O, typename T, typename Op = std::plus<>>
+  requires(!std::same_as<Op, grain>) task<result_for<O>>
+  operator()(R& r, O out, T init, Op op = {}, grain g = {}) const {
+    return run(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
+  }
+};
 
 }  // namespace detail
 
 /// Blocking inclusive scan: `out[i] = [init op] in[0] op ... op in[i]`; returns `out + n`.
 /// Without `op` it sums. Note the argument order of the std algorithm: op before init.
-struct inclusive_scan_fn {
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op>
-  requires(!std::same_as<Op, grain>) O operator()(Sch& sched, R&& r, O out, Op op,
-                                                  grain g = {}) const {
-    using T = std::ranges::range_value_t<R>;
-    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>{}, std::move(op),
-                                       g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename Op,
-            typename T>
-  requires(!std::same_as<T, grain>) O operator()(Sch& sched, R&& r, O out, Op op, T init,
-                                                 grain g = {}) const {
-    return detail::blocking_scan<true>(sched, r, std::move(out), std::optional<T>(std::move(init)),
-                                       std::move(op), g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O>
-  O operator()(Sch& sched, R&& r, O out) const {
-    return (*this)(sched, r, std::move(out), std::plus<>{});
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename... Rest>
-  O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
-    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out),
-                   std::move(rest)...);
-  }
-};
-
-/// The blocking inclusive_scan: see inclusive_scan_fn.
-inline constexpr inclusive_scan_fn inclusive_scan{};
+inline constexpr detail::blocking_algorithm<detail::inclusive_scan_impl> inclusive_scan{};
 
 /// Blocking exclusive scan: `out[i] = init op in[0] op ... op in[i-1]`; returns `out + n`.
-struct exclusive_scan_fn {
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T,
-            typename Op>
-  O operator()(Sch& sched, R&& r, O out, T init, Op op, grain g = {}) const {
-    return detail::blocking_scan<false>(sched, r, std::move(out), std::optional<T>(std::move(init)),
-                                        std::move(op), g);
-  }
-
-  template <scheduler Sch, std::ranges::range R, std::input_or_output_iterator O, typename T>
-  O operator()(Sch& sched, R&& r, O out, T init) const {
-    return (*this)(sched, r, std::move(out), std::move(init), std::plus<>{});
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename... Rest>
-  O operator()(Sch& sched, I first, S last, O out, Rest... rest) const {
-    return (*this)(sched, detail::as_range(std::move(first), std::move(last)), std::move(out),
-                   std::move(rest)...);
-  }
-};
-
-/// The blocking exclusive_scan: see exclusive_scan_fn.
-inline constexpr exclusive_scan_fn exclusive_scan{};
+inline constexpr detail::blocking_algorithm<detail::exclusive_scan_impl> exclusive_scan{};
 
 namespace async {
 
-/// Task form of inclusive_scan: `co_await tine::call(&end, tine::async::inclusive_scan, range, out,
-/// op)`. The input range is referred to: pass an lvalue (or a borrowed range such as a span).
-struct inclusive_scan_fn {
-  template <std::ranges::range R, std::input_or_output_iterator O, typename Op>
-  requires(!std::same_as<Op, grain>) task<O>
-  operator()(R&& r, O out, Op op, grain g = {}) const {
-    using T = std::ranges::range_value_t<R>;
-    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
-                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
-      return detail::scan_task<true>(r, std::move(out), std::optional<T>{}, std::move(op), g);
-    }
-  }
-
-  template <std::ranges::range R, std::input_or_output_iterator O, typename Op, typename T>
-  requires(!std::same_as<T, grain>) task<O>
-  operator()(R&& r, O out, Op op, T init, grain g = {}) const {
-    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
-                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
-      return detail::scan_task<true>(r, std::move(out), std::optional<T>(std::move(init)),
-                                     std::move(op), g);
-    }
-  }
-
-  template <std::ranges::range R, std::input_or_output_iterator O>
-  task<O> operator()(R&& r, O out) const {
-    return (*this)(std::forward<R>(r), std::move(out), std::plus<>{});
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename... Rest>
-  task<O> operator()(I first, S last, O out, Rest... rest) const {
-    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out),
-                   std::move(rest)...);
-  }
-};
-
-/// The task form of inclusive_scan: see async::inclusive_scan_fn.
-inline constexpr inclusive_scan_fn inclusive_scan{};
+/// Task form of inclusive_scan: `co_await tine::call(&end, tine::async::inclusive_scan, range,
+/// out, op)`.
+inline constexpr detail::async_algorithm<detail::inclusive_scan_impl> inclusive_scan{};
 
 /// Task form of exclusive_scan, as `tine::exclusive_scan` without the scheduler.
-struct exclusive_scan_fn {
-  template <std::ranges::range R, std::input_or_output_iterator O, typename T, typename Op>
-  task<O> operator()(R&& r, O out, T init, Op op, grain g = {}) const {
-    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
-                  detail::check_scan<std::ranges::iterator_t<R>, O, T, Op>()) {
-      return detail::scan_task<false>(r, std::move(out), std::optional<T>(std::move(init)),
-                                      std::move(op), g);
-    }
-  }
-
-  template <std::ranges::range R, std::input_or_output_iterator O, typename T>
-  task<O> operator()(R&& r, O out, T init) const {
-    return (*this)(std::forward<R>(r), std::move(out), std::move(init), std::plus<>{});
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S,
-            std::input_or_output_iterator O, typename... Rest>
-  task<O> operator()(I first, S last, O out, Rest... rest) const {
-    return (*this)(detail::as_range(std::move(first), std::move(last)), std::move(out),
-                   std::move(rest)...);
-  }
-};
-
-/// The task form of exclusive_scan: see async::exclusive_scan_fn.
-inline constexpr exclusive_scan_fn exclusive_scan{};
+inline constexpr detail::async_algorithm<detail::exclusive_scan_impl> exclusive_scan{};
 
 }  // namespace async
 }  // namespace tine

@@ -9,6 +9,9 @@
 /// bool ok = tine::all_of(pool, v, [](int x) { return x >= 0; });
 /// ```
 ///
+/// The searching itself is over indices (`search_run`: the first or any index where a test holds),
+/// so the comparisons of two inputs (compare.hpp: equal, mismatch) are made of it too.
+///
 /// The pieces share an atomic bound: the smallest index found so far (find_if) or "found" (the
 /// others). A piece that starts at or after the bound is not forked, and a leaf stops at the
 /// bound, so once the answer is known no new work starts and running leaves stop at their next
@@ -26,25 +29,22 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
-#include <tine/algorithms/detail/input.hpp>
+#include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
-#include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine {
 namespace detail {
 
-template <typename I, typename P>
+/// A search for an index `i` where `(*test)(i)` holds.
+template <typename Test>
 struct search_state {
-  I first;
-  P* pred;
-  std::size_t grain;
-  bool wanted;    ///< a hit is an element for which pred gives this
-  bool leftmost;  ///< find_if: the first hit counts; otherwise any hit ends the search
+  Test* test;
+  std::size_t leaf;
+  bool leftmost;  ///< the first hit counts (find_if, mismatch); otherwise any hit ends the search
   /// Hits at or after this index cannot change the answer. Relaxed accesses: it is only a hint
   /// to stop early; the final value is read after the join, which orders every write before it.
   std::atomic<std::size_t> bound;
@@ -56,13 +56,12 @@ struct search_state {
     }
   }
 
-  void leaf(std::size_t lo, std::size_t hi) {
-    I it = at(first, lo);
-    for (std::size_t i = lo; i < hi; ++i, ++it) {
+  void search(std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) {
       if (i >= bound.load(std::memory_order_relaxed)) {
         return;
       }
-      if (static_cast<bool>(std::invoke(*pred, *it)) == wanted) {
+      if ((*test)(i)) {
         hit(i);
         return;
       }
@@ -70,33 +69,58 @@ struct search_state {
   }
 };
 
-template <typename I, typename P>
-task<void> search_split(search_state<I, P>* s, std::size_t lo, std::size_t hi) {
+template <typename Test>
+task<void> search_split(search_state<Test>* s, std::size_t lo, std::size_t hi) {
   if (lo >= s->bound.load(std::memory_order_relaxed)) {
     co_return;  // the answer lies before this piece: do not look, do not fork
   }
-  if (hi - lo <= s->grain) {
-    s->leaf(lo, hi);
+  if (hi - lo <= s->leaf) {
+    s->search(lo, hi);
     co_return;
   }
   const std::size_t mid = lo + (hi - lo) / 2;
-  co_await fork(search_split<I, P>, s, lo, mid);
-  co_await call(search_split<I, P>, s, mid, hi);
+  co_await fork(search_split<Test>, s, lo, mid);
+  co_await call(search_split<Test>, s, mid, hi);
   co_await join();
 }
 
-/// The index of the first hit (leftmost) or 0 (any hit), or `n` when there is none.
-template <typename I, typename P>
-task<std::size_t> search_run(I first, std::size_t n, P pred, bool wanted, bool leftmost,
-                             std::size_t leaf) {
-  if (n == 0) {
-    co_return 0;
+/// The algorithm: searches `[0, n)` for the first index (`leftmost`) or any index where `test`
+/// holds, and returns `answer(index)`, `answer(n)` when there is none. `test` lives in this
+/// frame, the leaves refer to it.
+template <typename Test, typename Answer>
+task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size_t n, bool leftmost,
+                                                            std::size_t leaf, Answer answer) {
+  search_state<Test> s{&test, leaf, leftmost, {n}};
+  if (n != 0) {
+    co_await call(search_split<Test>, &s, std::size_t{0}, n);
+    co_await join();
   }
-  search_state<I, P> s{first, &pred, leaf, wanted, leftmost, {n}};
-  co_await call(search_split<I, P>, &s, std::size_t{0}, n);
-  co_await join();
-  co_return s.bound.load(std::memory_order_relaxed);
+  co_return answer(s.bound.load(std::memory_order_relaxed));
 }
+
+/// Holds at `i` when `pred(first[i])` is `Wanted`.
+template <typename I, typename P, bool Wanted>
+struct element_test {
+  I first;
+  P pred;
+  bool operator()(std::size_t i) {
+    return static_cast<bool>(std::invoke(pred, *at(first, i))) == Wanted;
+  }
+};
+
+/// find_if's answer: the position of the hit.
+template <typename I>
+struct position_at {
+  I first;
+  I operator()(std::size_t i) const { return at(first, i); }
+};
+
+/// any_of's, all_of's and none_of's answer: whether there was a hit, or the opposite.
+template <bool AnswerIfFound>
+struct found {
+  std::size_t n;
+  bool operator()(std::size_t i) const { return (i < n) == AnswerIfFound; }
+};
 
 template <typename P, typename I>
 consteval bool check_predicate() {
@@ -107,138 +131,66 @@ consteval bool check_predicate() {
   return element_predicate<P, I>;
 }
 
-/// any_of / all_of / none_of share everything but what they look for and how they answer.
-template <bool Wanted, bool AnswerIfFound>
-struct quantifier_fn {
-  template <scheduler Sch, std::ranges::range R, typename P>
-  bool operator()(Sch& sched, R&& r, P pred, grain g = {}) const {
-    if constexpr (check_range<R>() && check_predicate<P, std::ranges::iterator_t<R>>()) {
-      const std::size_t n = range_size(r);
-      const std::size_t hit =
-          sync_wait(sched, search_run<std::ranges::iterator_t<R>, P>, std::ranges::begin(r), n,
-                    std::move(pred), Wanted, false, leaf_size(n, g, worker_count(sched)));
-      return (hit < n) == AnswerIfFound;
-    }
-  }
+/// The definition of find_if; the entry points are made from it (entry.hpp).
+struct find_if_impl {
+  static constexpr bool returns_positions = true;
 
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
-  bool operator()(Sch& sched, I first, S last, P pred, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(pred), g);
-  }
-};
-
-template <bool Wanted, bool AnswerIfFound, typename I, typename P>
-task<bool> quantifier_run(I first, std::size_t n, P pred, std::size_t leaf) {
-  std::size_t hit = 0;
-  co_await call(&hit, search_run<I, P>, first, n, std::move(pred), Wanted, false, leaf);
-  co_await join();
-  co_return (hit < n) == AnswerIfFound;
-}
-
-template <bool Wanted, bool AnswerIfFound>
-struct async_quantifier_fn {
-  template <std::ranges::range R, typename P>
-  task<bool> operator()(R&& r, P pred, grain g = {}) const {
+  template <typename R, typename P>
+  task<std::ranges::iterator_t<R>> operator()(R& r, P pred, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
-    if constexpr (check_range<R>() && check_predicate<P, I>()) {
-      if constexpr (referable_range<R>) {
-        const std::size_t n = range_size(r);
-        return quantifier_run<Wanted, AnswerIfFound, I, P>(
-            std::ranges::begin(r), n, std::move(pred), leaf_size(n, g, hardware_workers()));
-      } else {
-        return with_owned_range<bool, async_quantifier_fn>(std::move(r), std::move(pred), g);
-      }
+    if constexpr (check_predicate<P, I>()) {
+      const std::size_t n = range_size(r);
+      const I first = std::ranges::begin(r);
+      return search_run(element_test<I, P, true>{first, std::move(pred)}, n, true,
+                        leaf_size(n, g, workers_here()), position_at<I>{first});
     }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
-  task<bool> operator()(I first, S last, P pred, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred),
-                   g);
   }
 };
 
-template <typename I, typename P>
-task<I> find_if_run(I first, std::size_t n, P pred, std::size_t leaf) {
-  std::size_t at_index = 0;
-  co_await call(&at_index, search_run<I, P>, first, n, std::move(pred), true, true, leaf);
-  co_await join();
-  co_return at(first, at_index);
-}
+/// any_of, all_of and none_of: a search for an element where `pred` is `Wanted`, answering
+/// `AnswerIfFound` if there is one.
+template <bool Wanted, bool AnswerIfFound>
+struct quantifier_impl {
+  template <typename R, typename P>
+  task<bool> operator()(R& r, P pred, grain g = {}) const {
+    using I = std::ranges::iterator_t<R>;
+    if constexpr (check_predicate<P, I>()) {
+      const std::size_t n = range_size(r);
+      return search_run(element_test<I, P, Wanted>{std::ranges::begin(r), std::move(pred)}, n,
+                        false, leaf_size(n, g, workers_here()), found<AnswerIfFound>{n});
+    }
+  }
+};
+
+using any_of_impl = quantifier_impl<true, true>;
+using all_of_impl = quantifier_impl<false, false>;
+using none_of_impl = quantifier_impl<true, false>;
 
 }  // namespace detail
 
 /// Blocking find_if: the first element for which `pred` is true, or the end. For a temporary
 /// range that owns its elements (not a borrowed range, such as a temporary std::vector), returns
 /// `std::ranges::dangling`, as `std::ranges::find_if` does: the iterator would outlive them.
-struct find_if_fn {
-  template <scheduler Sch, std::ranges::range R, typename P>
-  std::ranges::borrowed_iterator_t<R> operator()(Sch& sched, R&& r, P pred, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_range<R>() && detail::check_predicate<P, I>()) {
-      const std::size_t n = detail::range_size(r);
-      const std::size_t i =
-          sync_wait(sched, detail::search_run<I, P>, std::ranges::begin(r), n, std::move(pred),
-                    true, true, detail::leaf_size(n, g, detail::worker_count(sched)));
-      if constexpr (std::same_as<std::ranges::borrowed_iterator_t<R>, std::ranges::dangling>) {
-        (void)i;
-        return {};
-      } else {
-        return detail::at(std::ranges::begin(r), i);
-      }
-    }
-  }
-
-  template <scheduler Sch, std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
-  I operator()(Sch& sched, I first, S last, P pred, grain g = {}) const {
-    return (*this)(sched, std::ranges::subrange<I, S>(std::move(first), std::move(last)),
-                   std::move(pred), g);
-  }
-};
-
-/// The blocking find_if: see find_if_fn.
-inline constexpr find_if_fn find_if{};
+inline constexpr detail::blocking_algorithm<detail::find_if_impl> find_if{};
 
 /// Blocking any_of: whether `pred` is true for some element (false for an empty input).
-inline constexpr detail::quantifier_fn<true, true> any_of{};
+inline constexpr detail::blocking_algorithm<detail::any_of_impl> any_of{};
 /// Blocking all_of: whether `pred` is true for every element (true for an empty input).
-inline constexpr detail::quantifier_fn<false, false> all_of{};
+inline constexpr detail::blocking_algorithm<detail::all_of_impl> all_of{};
 /// Blocking none_of: whether `pred` is false for every element (true for an empty input).
-inline constexpr detail::quantifier_fn<true, false> none_of{};
+inline constexpr detail::blocking_algorithm<detail::none_of_impl> none_of{};
 
 namespace async {
 
-/// Task form of find_if: `co_await tine::call(&it, tine::async::find_if, range, pred)`. The
-/// range is referred to (it must outlive the task): pass an lvalue, a borrowed range or iterators.
-struct find_if_fn {
-  template <std::ranges::range R, typename P>
-  task<std::ranges::iterator_t<R>> operator()(R&& r, P pred, grain g = {}) const {
-    using I = std::ranges::iterator_t<R>;
-    if constexpr (detail::check_referable<R>() && detail::check_range<R>() &&
-                  detail::check_predicate<P, I>()) {
-      const std::size_t n = detail::range_size(r);
-      return detail::find_if_run<I, P>(std::ranges::begin(r), n, std::move(pred),
-                                       detail::leaf_size(n, g, detail::hardware_workers()));
-    }
-  }
-
-  template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename P>
-  task<I> operator()(I first, S last, P pred, grain g = {}) const {
-    return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)), std::move(pred),
-                   g);
-  }
-};
-
-/// The task form of find_if: see async::find_if_fn.
-inline constexpr find_if_fn find_if{};
+/// Task form of find_if: `co_await tine::call(&it, tine::async::find_if, range, pred)`.
+inline constexpr detail::async_algorithm<detail::find_if_impl> find_if{};
 
 /// Task form of any_of: `co_await tine::call(&ok, tine::async::any_of, range, pred)`.
-inline constexpr detail::async_quantifier_fn<true, true> any_of{};
+inline constexpr detail::async_algorithm<detail::any_of_impl> any_of{};
 /// Task form of all_of: `co_await tine::call(&ok, tine::async::all_of, range, pred)`.
-inline constexpr detail::async_quantifier_fn<false, false> all_of{};
+inline constexpr detail::async_algorithm<detail::all_of_impl> all_of{};
 /// Task form of none_of: `co_await tine::call(&ok, tine::async::none_of, range, pred)`.
-inline constexpr detail::async_quantifier_fn<true, false> none_of{};
+inline constexpr detail::async_algorithm<detail::none_of_impl> none_of{};
 
 }  // namespace async
 }  // namespace tine

@@ -31,7 +31,12 @@ namespace detail {
 
 template <typename T>
 struct root_result {
-  T value{};
+  // Value-initialised by the constructor, not by a default member initialiser: for a T with an
+  // empty [[no_unique_address]] member (std::ranges::in_in_result<std::ranges::dangling, I>),
+  // Clang 16 at -O1 compiles `T value{};` here into a store outside the object, on the caller's
+  // stack.
+  root_result() : value() {}
+  T value;
 };
 template <>
 struct root_result<void> {};

@@ -35,6 +35,7 @@ class simple_pool {
     }
     for (std::size_t i = 0; i < n; ++i) {
       m_contexts.push_back(std::make_unique<worker_context>());
+      m_contexts.back()->set_worker_count(n);
     }
     for (std::size_t i = 0; i < n; ++i) {
       m_threads.emplace_back([this, i] { loop(i); });

@@ -14,7 +14,10 @@
 /// returns a `task<X>` for a standard random-access sized range `V` that outlives the task. If
 /// its result holds positions in the range (an iterator, or the `in1` of a
 /// `std::ranges::in_in_result`, or both ends of a `std::ranges::min_max_result`), it says so with
-/// `static constexpr bool returns_positions = true`.
+/// `static constexpr bool returns_positions = true`. Core hands results over by assignment to a
+/// variable of the caller's, so `X` is default-constructible and move-assignable; an algorithm
+/// whose result is a user's type (reduce's accumulator) returns `result_for<T>`, which boxes a
+/// `T` that is not, and the adapters take it out of the box.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -83,36 +86,88 @@ template <typename R>
 using prepared_view_t =
     std::remove_reference_t<decltype(std::declval<prepared_input<R>&>().view())>;
 
+/// Whether core can hand a task's result over: it assigns the result to a variable of the
+/// caller's, which must exist first (`sync_wait` and `call(&x, ...)` alike).
+template <typename X>
+concept storable_result =
+    std::is_void_v<X> || (std::default_initializable<X> && std::is_move_assignable_v<X>);
+
+/// A result that is not storable (a reduce over an accumulator without a default constructor)
+/// travels in a box, which is; the adapters take it out.
+template <typename T>
+class boxed {
+ public:
+  boxed() = default;
+  explicit boxed(T&& value) : m_value(std::move(value)) {}
+  boxed(boxed&&) = default;
+  boxed& operator=(boxed&& other) {  // by construction: T itself need not be assignable
+    m_value.reset();
+    if (other.m_value) {
+      m_value.emplace(std::move(*other.m_value));
+    }
+    return *this;
+  }
+  T take() && { return std::move(*m_value); }
+
+ private:
+  std::optional<T> m_value;
+};
+
+/// What an algorithm whose result is a `T` returns: `T`, or `boxed<T>` if `T` is not storable.
+template <typename T>
+using result_for = std::conditional_t<storable_result<T>, T, boxed<T>>;
+
+template <typename X>
+inline constexpr bool is_boxed = false;
+template <typename T>
+inline constexpr bool is_boxed<boxed<T>> = true;
+
+/// What the prepared path hands over: the result rebased (rebase), and for the public task form
+/// (`Unbox`) taken out of its box; the blocking form keeps boxes, which `sync_wait` can store.
+template <typename Impl, bool Dangling, bool Unbox, typename Prepared, typename X>
+auto deliver(const Prepared& in, X x) {
+  if constexpr (!is_boxed<X>) {
+    return rebase<Impl, Dangling>(in, std::move(x));
+  } else if constexpr (Unbox) {
+    return std::move(x).take();
+  } else {
+    return x;
+  }
+}
+
 /// What the task form returns for an input stored as `Stored`.
-template <typename Impl, typename Stored, typename... A>
+template <typename Impl, bool Unbox, typename Stored, typename... A>
 consteval auto prepared_result() {
   using R = std::remove_reference_t<Stored>;
   using X = impl_value_t<Impl, prepared_view_t<R>, A...>;
   if constexpr (std::is_void_v<X>) {
     return std::type_identity<void>{};
   } else {
-    return std::type_identity<decltype(rebase<Impl, positions_dangle<Stored>>(
+    return std::type_identity<decltype(deliver<Impl, positions_dangle<Stored>, Unbox>(
         std::declval<const prepared_input<R>&>(), std::declval<X>()))>{};
   }
 }
 
-/// The task form for every input that is not a referable standard random-access sized range:
-/// `Stored` is `R&` for an lvalue, `R` for a temporary (moved into this frame).
-template <typename Impl, typename Stored, typename... A>
-task<typename decltype(prepared_result<Impl, Stored, A...>())::type> run_prepared(Stored r,
-                                                                                 A... args) {
+/// The task form for every input but a referable standard random-access sized range (and for
+/// boxed results): `Stored` is `R&` for an lvalue, `R` for a temporary (moved into this frame).
+template <typename Impl, bool Unbox, typename Stored, typename... A>
+task<typename decltype(prepared_result<Impl, Unbox, Stored, A...>())::type> run_prepared(
+    Stored r, A... args) {
   using R = std::remove_reference_t<Stored>;
   prepared_input<R> in(r);
   prepared_view_t<R>& view = in.view();
   using X = impl_value_t<Impl, prepared_view_t<R>, A...>;
+  static_assert(storable_result<X>,
+                "tine algorithm implementation: return result_for<T>, not a T that core cannot "
+                "store (entry.hpp)");
   if constexpr (std::is_void_v<X>) {
     co_await call(Impl{}, view, std::move(args)...);
     co_await join();
   } else {
-    X out{};  // call writes a result into an object of exactly the task's type
+    X out{};
     co_await call(&out, Impl{}, view, std::move(args)...);
     co_await join();
-    co_return rebase<Impl, positions_dangle<Stored>>(in, std::move(out));
+    co_return deliver<Impl, positions_dangle<Stored>, Unbox>(in, std::move(out));
   }
 }
 
@@ -124,11 +179,32 @@ struct starts_with_iterator_pair<A0, A1, A...>
     : std::bool_constant<std::input_or_output_iterator<std::remove_cvref_t<A0>> &&
                          std::sentinel_for<std::remove_cvref_t<A1>, std::remove_cvref_t<A0>>> {};
 
-/// The task form of an algorithm (see the file comment).
-template <typename Impl>
+/// Whether the task form calls the algorithm on the caller's range itself, at no cost: a
+/// referable standard random-access sized range, and a result to hand over as it is.
+template <typename Impl, bool Unbox, typename R, typename... A>
+consteval bool runs_directly() {
+  if constexpr (!direct_input<R> || positions_dangle<R&&>) {
+    return false;
+  } else {
+    using X = impl_value_t<Impl, std::remove_reference_t<R>, std::decay_t<A>...>;
+    return !(Unbox && is_boxed<X>);
+  }
+}
+
+/// The task form stores every argument by value: an lvalue is copied, a temporary moved. Said as a
+/// constraint, so that core's check of `fork` (a trial call with an argument that cannot be
+/// copied, see core/argument_check.hpp) sees by-value parameters and instantiates nothing.
+template <typename... A>
+concept taken_by_value =
+    ((std::is_lvalue_reference_v<A> || std::constructible_from<std::remove_cvref_t<A>, A>)&&...);
+
+/// The task form of an algorithm (see the file comment). `Unbox`: a boxed result is taken out
+/// (the public form); the blocking form keeps boxes (see deliver).
+template <typename Impl, bool Unbox = true>
 struct async_algorithm {
   /// Over `[first, last)`.
   template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename... A>
+  requires taken_by_value<A...>
   auto operator()(I first, S last, A&&... args) const {
     return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)),
                    std::forward<A>(args)...);
@@ -136,27 +212,20 @@ struct async_algorithm {
 
   /// Over a range.
   template <typename R, typename... A>
-  requires(!starts_with_iterator_pair<R, A...>::value) auto operator()(R&& r, A&&... args) const {
+  requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>) auto operator()(
+      R&& r, A&&... args) const {
     if constexpr (check_input_range<R>()) {
-      if constexpr (direct_input<R> && !positions_dangle<R&&>) {
+      if constexpr (runs_directly<Impl, Unbox, R, A...>()) {
         // The common case costs nothing: the algorithm runs on the caller's range.
         return Impl{}(r, std::forward<A>(args)...);
       } else {
         using stored = std::conditional_t<std::is_lvalue_reference_v<R>, R, std::remove_cvref_t<R>>;
-        return run_prepared<Impl, stored, std::decay_t<A>...>(std::forward<R>(r),
-                                                               std::forward<A>(args)...);
+        return run_prepared<Impl, Unbox, stored, std::decay_t<A>...>(std::forward<R>(r),
+                                                                     std::forward<A>(args)...);
       }
     }
   }
 };
-
-/// Runs `fn(args...)` into `*out`: lets the blocking form return results that are not
-/// default-constructible (sync_wait stores its result in a default-constructed variable).
-template <typename X, typename F, typename... A>
-task<void> run_into(std::optional<X>* out, const F& fn, A&&... args) {
-  co_await call(out, fn, std::forward<A>(args)...);
-  co_await join();
-}
 
 /// The blocking form of an algorithm: `sync_wait(sched, async form, args...)`. Call it from a
 /// thread that is not one of the scheduler's workers (inside a task, use the task form).
@@ -164,20 +233,15 @@ template <typename Impl>
 struct blocking_algorithm {
   template <scheduler Sch, typename... A>
   auto operator()(Sch& sched, A&&... args) const {
-    constexpr async_algorithm<Impl> async{};
-    using started = std::invoke_result_t<const async_algorithm<Impl>&, A...>;
+    using async_type = async_algorithm<Impl, false>;
+    constexpr async_type async{};
+    using started = std::invoke_result_t<const async_type&, A...>;
     if constexpr (!task_type<started>) {
       return;  // the task form has refused the arguments with a static_assert: say nothing more
+    } else if constexpr (is_boxed<typename task_value<started>::type>) {
+      return sync_wait(sched, async, std::forward<A>(args)...).take();
     } else {
-      using X = typename task_value<started>::type;
-      if constexpr (std::is_void_v<X> || std::is_default_constructible_v<X>) {
-        return sync_wait(sched, async, std::forward<A>(args)...);
-      } else {
-        std::optional<X> out;
-        sync_wait(sched, run_into<X, async_algorithm<Impl>, A...>, &out, async,
-                  std::forward<A>(args)...);
-        return std::move(*out);
-      }
+      return sync_wait(sched, async, std::forward<A>(args)...);
     }
   }
 };

@@ -1,8 +1,9 @@
-// reduce performs no heap allocation per call: global operator new is replaced by a
-// counting one, and malloc is wrapped at link time (-Wl,--wrap=malloc, see BUILD.bazel) to also
-// count the stacklets tine's segmented stacks take from malloc. After a warm-up call, repeated
-// reduces on the same scheduler must allocate nothing: the root job lives on the caller's stack,
-// frames and partial results on the workers' stacks.
+// reduce (and count_if, min_element, minmax_element, fill, copy, invoke) perform no heap
+// allocation per call: global operator new is replaced by a counting one, and malloc is wrapped at
+// link time (-Wl,--wrap=malloc, see BUILD.bazel) to also count the stacklets tine's segmented
+// stacks take from malloc. After a warm-up call, repeated calls on the same scheduler must
+// allocate nothing: the root job lives on the caller's stack, frames and partial results on the
+// workers' stacks.
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -13,6 +14,11 @@
 #include <string>
 #include <vector>
 
+#include <tine/algorithms/copy.hpp>
+#include <tine/algorithms/count.hpp>
+#include <tine/algorithms/extrema.hpp>
+#include <tine/algorithms/fill.hpp>
+#include <tine/algorithms/invoke.hpp>
 #include <tine/algorithms/reduce.hpp>
 #include <tine/core/core.hpp>
 
@@ -77,6 +83,36 @@ counts measure(Sched& sched, const std::vector<double>& v, int rounds, bool* cor
   return {g_news.load() - news, g_mallocs.load() - mallocs};
 }
 
+// Allocations during `rounds` calls of `run` (which says whether its results were right) after
+// a warm-up call. No Boost.Test macro runs inside the measured region.
+template <typename Run>
+counts measure_calls(int rounds, bool* correct, Run run) {
+  *correct = run();
+  const long news = g_news.load();
+  const long mallocs = g_mallocs.load();
+  for (int i = 0; i < rounds; ++i) {
+    *correct = run() && *correct;
+  }
+  return {g_news.load() - news, g_mallocs.load() - mallocs};
+}
+
+// One round of the small algorithms on `v` (values i % 1000), `scratch` and `out` (as large).
+template <typename Sched>
+bool small_algorithms(Sched& sched, const std::vector<double>& v, std::vector<double>& scratch,
+                      std::vector<double>& out) {
+  bool ok = tine::count_if(sched, v, [](double x) { return x < 10.0; }) ==
+            static_cast<long>(v.size() / 100);
+  ok = ok && *tine::min_element(sched, v) == 0.0;
+  ok = ok && *tine::minmax_element(sched, v.begin(), v.end(), tine::grain{1000}).max == 999.0;
+  ok = ok && tine::fill(sched, scratch, 2.0) == scratch.end();
+  ok = ok && tine::copy(sched, v, out.begin()) == out.end() && out.back() == v.back();
+  int a = 0;
+  int b = 0;
+  tine::invoke(
+      sched, [&a] { a = 1; }, [&b] { b = 2; });
+  return ok && a == 1 && b == 2;
+}
+
 std::vector<double> data() {
   std::vector<double> v(100000);
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -126,6 +162,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_on_pools_does_not_call_operator_new, Sched,
   BOOST_TEST(c.news == 0);
   BOOST_TEST_MESSAGE("400 reduces: " << c.news << " operator new, " << c.mallocs
                                      << " malloc (stacklets)");
+}
+
+BOOST_AUTO_TEST_CASE(small_algorithms_on_the_inline_scheduler_do_not_allocate) {
+  tine::inline_scheduler sched;
+  const std::vector<double> v = data();
+  std::vector<double> scratch(v.size());
+  std::vector<double> out(v.size());
+  bool correct = false;
+  const counts c =
+      measure_calls(100, &correct, [&] { return small_algorithms(sched, v, scratch, out); });
+  BOOST_TEST(correct);
+  BOOST_TEST(c.news == 0);
+  BOOST_TEST(c.mallocs == 0);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(small_algorithms_on_pools_do_not_call_operator_new, Sched, pools) {
+  Sched sched;
+  const std::vector<double> v = data();
+  std::vector<double> scratch(v.size());
+  std::vector<double> out(v.size());
+  bool correct = false;
+  const counts c =
+      measure_calls(100, &correct, [&] { return small_algorithms(sched, v, scratch, out); });
+  BOOST_TEST(correct);
+  BOOST_TEST(c.news == 0);
+  BOOST_TEST_MESSAGE("100 rounds of 6 small algorithms: " << c.news << " operator new, "
+                                                          << c.mallocs << " malloc (stacklets)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

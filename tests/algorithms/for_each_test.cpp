@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cmath>
 #include <deque>
+#include <list>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -98,6 +100,27 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
   tine::for_each(
       sched, tripled, [&sum](int x) { sum.fetch_add(x); }, tine::grain{1});
   BOOST_TEST(sum.load() == 7 * 3 * 50);
+}
+
+// Forward ranges: their iterators are gathered once, then split like a vector's.
+BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_sets, Sched, schedulers) {
+  Sched sched;
+  std::list<int> l(1031, 1);
+  tine::for_each(
+      sched, l.begin(), l.end(), [](int& x) { x += 1; }, tine::grain{10});
+  BOOST_TEST(std::count(l.begin(), l.end(), 2) == 1031);
+  std::set<int> s;
+  for (int i = 0; i < 1031; ++i) {
+    s.insert(i);
+  }
+  std::atomic<long> sum{0};
+  tine::for_each(sched, s, [&sum](int x) { sum.fetch_add(x); });
+  BOOST_TEST(sum.load() == 1030L * 1031L / 2);
+  std::vector<int> doubled(s.size());
+  BOOST_TEST((tine::map(sched, s, doubled.begin(), [](int x) { return 2 * x; }) == doubled.end()));
+  BOOST_TEST(doubled[1030] == 2060);
+  std::list<int> empty;
+  tine::for_each(sched, empty, [](int& x) { x = 0; });
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {

@@ -6,8 +6,11 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <list>
+#include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +56,22 @@ tine::task<long> owned_view_sum(int n) {
                       tine::grain{3});
   co_await tine::join();
   co_return s;
+}
+
+// A type without a default constructor: results are built in place, never default-made.
+struct no_default {
+  explicit no_default(long x) : v(x) {}
+  long v;
+};
+
+// The task form hands its result to a variable of the caller's, which must exist first.
+tine::task<long> no_default_in_task(const std::list<long>* l) {
+  auto op = [](no_default a, no_default b) { return no_default(a.v + b.v); };
+  auto to = [](long x) { return no_default(x); };
+  no_default sum(-1);
+  co_await tine::call(&sum, tine::async::transform_reduce, *l, no_default(0), op, to);
+  co_await tine::join();
+  co_return sum.v;
 }
 
 }  // namespace
@@ -156,6 +175,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
   BOOST_TEST(tine::reduce(sched, std::ranges::iota_view<long, long>(0, 10), 0L) == 45L);
 }
 
+// Forward ranges (their iterators are gathered once) and range-v3's iota over long (indexed
+// through its own iterators).
+BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_maps_and_long_iota, Sched, schedulers) {
+  Sched sched;
+  for (std::size_t n : tine_test::sizes) {
+    const std::vector<long> v = iota_vector(n);
+    const std::list<long> l(v.begin(), v.end());
+    const std::set<long> s(v.begin(), v.end());
+    const long expected = std::accumulate(v.begin(), v.end(), 5L);
+    for (tine::grain g : tine_test::grains(n, 16)) {
+      BOOST_TEST(tine::reduce(sched, l, 5L, std::plus<>{}, g) == expected, "n=" << n);
+      BOOST_TEST(tine::reduce(sched, s.begin(), s.end(), 5L, std::plus<>{}, g) == expected);
+      BOOST_TEST(tine::transform_reduce(
+                     sched, l, v.begin(), 5L, std::plus<>{}, [](long x, long y) { return x * y; },
+                     g) == std::inner_product(v.begin(), v.end(), v.begin(), 5L));
+    }
+    BOOST_TEST(tine::reduce(sched, l) == expected - 5);
+  }
+  std::map<int, long> m;
+  for (int i = 0; i < 1031; ++i) {
+    m[i] = 2 * i;
+  }
+  auto value = [](const std::pair<const int, long>& kv) { return kv.second; };
+  BOOST_TEST(tine::transform_reduce(sched, m, 0L, std::plus<>{}, value) == 1030L * 1031L);
+  BOOST_TEST(tine::reduce(sched, ranges::views::iota(0L, 100003L), 0L) == 100002L * 100003L / 2);
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   Sched sched;
   std::vector<long> v = iota_vector(10007);
@@ -168,18 +214,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   BOOST_TEST(tine::sync_wait(sched, owned_view_sum, 0) == 0L);
 }
 
-// A type without a default constructor: results are built in place, never default-made.
-struct no_default {
-  explicit no_default(long x) : v(x) {}
-  long v;
-};
-
 BOOST_AUTO_TEST_CASE_TEMPLATE(accumulator_without_default_constructor, Sched, schedulers) {
   Sched sched;
   const std::vector<long> v = iota_vector(1031);
   auto op = [](no_default a, no_default b) { return no_default(a.v + b.v); };
   auto to = [](long x) { return no_default(x); };
   BOOST_TEST(tine::transform_reduce(sched, v, no_default(0), op, to).v == 1031L * 1032L / 2);
+  const std::list<long> l(v.begin(), v.end());
+  BOOST_TEST(tine::transform_reduce(sched, l, no_default(1), op, to, tine::grain{5}).v ==
+             1031L * 1032L / 2 + 1);
+  BOOST_TEST(tine::transform_reduce(sched, std::vector<long>(3, 2), no_default(0), op, to).v == 6);
+  BOOST_TEST(tine::sync_wait(sched, no_default_in_task, &l) == 1031L * 1032L / 2);
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {

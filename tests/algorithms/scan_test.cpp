@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <functional>
+#include <list>
 #include <numeric>
 #include <span>
 #include <string>
@@ -45,6 +46,15 @@ tine::task<long> inclusive_in_task(std::vector<long>* v, std::vector<long>* out)
   std::vector<long>::iterator end;
   co_await tine::call(&end, tine::async::inclusive_scan, v->begin(), v->end(), out->begin(),
                       std::plus<>{}, 10L, tine::grain{3});
+  co_await tine::join();
+  co_return end - out->begin();
+}
+
+// A temporary range: the task form moves it into its frame, so the scan reads it safely.
+tine::task<long> scan_of_temporary(std::vector<long>* out) {
+  std::vector<long>::iterator end;
+  co_await tine::call(&end, tine::async::inclusive_scan, std::vector<long>(out->size(), 2),
+                      out->begin(), std::plus<>{}, tine::grain{3});
   co_await tine::join();
   co_return end - out->begin();
 }
@@ -142,6 +152,25 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(views_and_spans, Sched, schedulers) {
   BOOST_TEST(out[9] == 20);
 }
 
+BOOST_AUTO_TEST_CASE_TEMPLATE(lists, Sched, schedulers) {
+  Sched sched;
+  for (std::size_t n : tine_test::sizes) {
+    const std::vector<long> in = input(n);
+    const std::list<long> l(in.begin(), in.end());
+    std::vector<long> inc(n), exc(n);
+    std::inclusive_scan(in.begin(), in.end(), inc.begin());
+    std::exclusive_scan(in.begin(), in.end(), exc.begin(), 100L);
+    for (tine::grain g : tine_test::grains(n, 34)) {
+      std::vector<long> out(n, -1);
+      BOOST_TEST((tine::inclusive_scan(sched, l, out.begin(), std::plus<>{}, g) == out.end()));
+      BOOST_TEST(out == inc, "n=" << n << " grain=" << g.size);
+      BOOST_TEST((tine::exclusive_scan(sched, l.begin(), l.end(), out.begin(), 100L, std::plus<>{},
+                                       g) == out.end()));
+      BOOST_TEST(out == exc);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   Sched sched;
   std::vector<long> sizes = input(10007);
@@ -155,6 +184,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   std::inclusive_scan(sizes.begin(), sizes.end(), expected.begin(), std::plus<>{}, 10L);
   BOOST_TEST(tine::sync_wait(sched, inclusive_in_task, &sizes, &offsets) == 10007);
   BOOST_TEST(offsets == expected);
+  BOOST_TEST(tine::sync_wait(sched, scan_of_temporary, &offsets) == 10007);
+  BOOST_TEST(offsets.back() == 2 * 10007);
+  BOOST_TEST(offsets.front() == 2);
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <iterator>
+#include <list>
 #include <random>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -141,6 +144,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(views_spans_and_task_forms, Sched, schedulers) {
   BOOST_TEST(tine::sync_wait(sched, first_multiple_in_task, &v, 100000) == 1031);
   BOOST_TEST(tine::sync_wait(sched, all_small_view, 1000));
   BOOST_TEST(tine::sync_wait(sched, all_small_view, 0));
+}
+
+// Positions into a forward range come back as its own iterators; into a temporary that owns its
+// elements, as std::ranges::dangling.
+BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_and_temporaries, Sched, schedulers) {
+  Sched sched;
+  std::list<int> l;
+  for (int i = 0; i < 1031; ++i) {
+    l.push_back(i % 100);
+  }
+  auto big = [](int x) { return x >= 95; };
+  for (tine::grain g : tine_test::grains(l.size(), 44)) {
+    const std::list<int>::iterator it = tine::find_if(sched, l, big, g);
+    BOOST_TEST((it == std::find_if(l.begin(), l.end(), big)));
+    BOOST_TEST(std::distance(l.begin(), it) == 95);
+  }
+  const std::set<int> s(l.begin(), l.end());
+  BOOST_TEST(tine::all_of(sched, s, [](int x) { return x < 100; }));
+  BOOST_TEST(!tine::none_of(sched, s.begin(), s.end(), big));
+  auto gone = tine::find_if(sched, std::vector<int>(l.begin(), l.end()), big);
+  static_assert(std::same_as<decltype(gone), std::ranges::dangling>);
+  BOOST_TEST(tine::any_of(sched, std::vector<int>(l.begin(), l.end()), big));
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {

@@ -1,6 +1,7 @@
 // fork / call / join: results, task<void>, discarding forms, lambdas, and real stealing.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <numeric>
@@ -151,6 +152,21 @@ BOOST_AUTO_TEST_CASE(reference_parameters_to_parent_locals) {
 BOOST_AUTO_TEST_CASE(member_function_tasks) {
   tine::inline_scheduler sched;
   BOOST_TEST(tine::sync_wait(sched, member_task) == 105);
+}
+
+// A root result with an empty [[no_unique_address]] member: Clang 16 at -O1 once wrote past
+// sync_wait's result variable when value-initialising it (see core/sync_wait.hpp).
+BOOST_AUTO_TEST_CASE(root_result_with_an_empty_member) {
+  using result = std::ranges::in_in_result<std::ranges::dangling, std::vector<int>::iterator>;
+  tine::inline_scheduler sched;
+  std::vector<int> v(10);
+  for (int i = 0; i < 100; ++i) {
+    auto at = [](std::vector<int>* w, int k) -> tine::task<result> {
+      co_return result{{}, w->begin() + k};
+    };
+    const result r = tine::sync_wait(sched, at, &v, i % 10);
+    BOOST_TEST((r.in2 == v.begin() + i % 10));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(lambdas_and_recursive_lambdas) {

@@ -218,4 +218,19 @@ BOOST_AUTO_TEST_CASE(forked_child_moves_on_a_single_worker) {
   BOOST_TEST(tine::sync_wait(home, parent, moving, &elsewhere, &home) == 7 + 55);
 }
 
+// A scheduler declares its size to its workers (worker_context::set_worker_count); a context
+// whose scheduler declares nothing reports 0, as does a thread that is not a worker.
+BOOST_AUTO_TEST_CASE(tasks_know_how_many_workers_run_them) {
+  tine::inline_scheduler one;
+  tine::testing::simple_pool three(3);
+  auto count = []() -> tine::task<std::size_t> { co_return tine::current_worker_count(); };
+  BOOST_TEST(tine::sync_wait(one, count) == 1U);
+  BOOST_TEST(tine::sync_wait(three, count) == 3U);
+  BOOST_TEST(tine::current_worker_count() == 0U);
+  tine::worker_context undeclared;
+  BOOST_TEST(undeclared.worker_count() == 0U);
+  undeclared.set_worker_count(5);
+  BOOST_TEST(undeclared.worker_count() == 5U);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -70,9 +70,21 @@ tine::task<bool> tour(Pool* pool) {
   co_return first == third&& first != second&& r == 144;
 }
 
+tine::task<std::size_t> workers_here() { co_return tine::current_worker_count(); }
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(pools)
+
+// The pools declare their size to their workers: the algorithms' automatic grain reads it.
+BOOST_AUTO_TEST_CASE_TEMPLATE(tasks_know_how_many_workers_run_them, Pool, pool_types) {
+  Pool three(3);
+  Pool one(1);
+  BOOST_TEST(tine::sync_wait(three, workers_here) == 3U);
+  BOOST_TEST(tine::sync_wait(three.worker(2), workers_here) == 3U);
+  BOOST_TEST(tine::sync_wait(one, workers_here) == 1U);
+  BOOST_TEST(tine::current_worker_count() == 0U);  // not a worker
+}
 
 // clang-format off
 // [docs:quick_start]

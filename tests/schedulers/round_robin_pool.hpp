@@ -26,6 +26,7 @@ class round_robin_pool {
     }
     for (std::size_t i = 0; i < n; ++i) {
       m_contexts.push_back(std::make_unique<tine::worker_context>());
+      m_contexts.back()->set_worker_count(n);  // tasks size their work to it (the algorithms do)
     }
     for (std::size_t i = 0; i < n; ++i) {
       m_threads.emplace_back([this, i] { loop(i); });
