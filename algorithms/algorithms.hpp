@@ -22,8 +22,10 @@
 #include <tine/algorithms/grain.hpp>
 #include <tine/algorithms/invoke.hpp>
 #include <tine/algorithms/map.hpp>
+#include <tine/algorithms/merge.hpp>
 #include <tine/algorithms/reduce.hpp>
 #include <tine/algorithms/scan.hpp>
 #include <tine/algorithms/search.hpp>
+#include <tine/algorithms/sort.hpp>
 
 #endif  // TINE_ALGORITHMS_ALGORITHMS_HPP
