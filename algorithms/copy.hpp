@@ -54,7 +54,7 @@ consteval bool check_copy() {
 /// it returns is not a position in the input: it is returned as it is.
 struct copy_impl {
   template <typename R, typename O>
-  auto operator()(R& r, O out, grain g = {}) const {
+  task<result_for<O>> operator()(R& r, O out, grain g = {}) const {
     if constexpr (check_copy<std::ranges::iterator_t<R>, O>()) {
       // The grain is settled here, by the rule every algorithm follows, and handed to map as is.
       const std::size_t n = range_size(r);

@@ -111,7 +111,7 @@ consteval bool check_count() {
 /// The definition of count_if; the entry points are made from it (entry.hpp).
 struct count_if_impl {
   template <typename R, typename P>
-  auto operator()(R& r, P pred, grain g = {}) const {
+  task<std::ranges::range_difference_t<R>> operator()(R& r, P pred, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     using D = std::ranges::range_difference_t<R>;
     if constexpr (check_count_if<P, I>()) {
@@ -125,7 +125,7 @@ struct count_if_impl {
 /// The definition of count: count_if with `x == value`.
 struct count_impl {
   template <typename R, typename T>
-  auto operator()(R& r, T value, grain g = {}) const {
+  task<std::ranges::range_difference_t<R>> operator()(R& r, T value, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     using D = std::ranges::range_difference_t<R>;
     if constexpr (check_count<T, I>()) {

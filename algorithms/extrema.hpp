@@ -111,10 +111,15 @@ struct extremum_combine {
   }
 };
 
+/// What an extremum search returns: a position, or both for minmax_element.
+template <extremum Kind, typename I>
+using extremum_result =
+    std::conditional_t<Kind == extremum::minmax, std::ranges::min_max_result<I>, I>;
+
 /// The algorithm: `comp` and `proj` live in this frame, the leaves refer to them.
 template <extremum Kind, typename I, typename Comp, typename Proj>
 auto extremum_run(I first, std::size_t n, Comp comp, Proj proj, std::size_t leaf)
-    -> task<std::conditional_t<Kind == extremum::minmax, std::ranges::min_max_result<I>, I>> {
+    -> task<extremum_result<Kind, I>> {
   using index_type = std::conditional_t<Kind == extremum::minmax, min_max_index, std::size_t>;
   using leaf_type = extremum_leaf<Kind, I, Comp, Proj>;
   using combine_type = extremum_combine<Kind, I, Comp, Proj>;
@@ -165,8 +170,10 @@ struct extremum_impl {
   static constexpr bool returns_positions = true;
 
   template <typename R, typename Comp = std::ranges::less, typename Proj = std::identity>
-  requires(!std::same_as<Comp, grain> && !std::same_as<Proj, grain>) auto operator()(
-      R& r, Comp comp = {}, Proj proj = {}, grain g = {}) const {
+  requires(!std::same_as<Comp, grain> && !std::same_as<Proj, grain>)
+  task<extremum_result<Kind, std::ranges::iterator_t<R>>> operator()(R& r, Comp comp = {},
+                                                                     Proj proj = {},
+                                                                     grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (check_extremum<I, Comp, Proj>()) {
       const std::size_t n = range_size(r);
@@ -177,13 +184,15 @@ struct extremum_impl {
 
   /// `(range, grain)`: the default order.
   template <typename R>
-  auto operator()(R& r, grain g) const {
+  task<extremum_result<Kind, std::ranges::iterator_t<R>>> operator()(R& r, grain g) const {
     return (*this)(r, std::ranges::less{}, std::identity{}, g);
   }
 
   /// `(range, comp, grain)`: no projection.
   template <typename R, typename Comp>
-  requires(!std::same_as<Comp, grain>) auto operator()(R& r, Comp comp, grain g) const {
+  requires(!std::same_as<Comp, grain>)
+  task<extremum_result<Kind, std::ranges::iterator_t<R>>> operator()(R& r, Comp comp,
+                                                                     grain g) const {
     return (*this)(r, std::move(comp), std::identity{}, g);
   }
 };
