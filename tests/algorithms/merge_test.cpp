@@ -69,17 +69,7 @@ std::vector<tagged> make_run(std::size_t n, pattern p, int source, unsigned seed
 
 const std::size_t sizes[] = {0, 1, 2, 7, 97, 1031, 50021};
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
+using tine_test::sanitized;
 
 // Under the sanitizers, large merges take two patterns and two grains (the automatic one and a
 // random one): CI runs this binary under ASan and TSan too.

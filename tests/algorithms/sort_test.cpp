@@ -62,17 +62,7 @@ namespace {
 
 using tine_test::schedulers;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
+using tine_test::sanitized;
 
 enum class pattern { random, sorted, reversed, all_equal, many_duplicates };
 constexpr pattern patterns[] = {pattern::random, pattern::sorted, pattern::reversed,

@@ -40,6 +40,20 @@ struct lazy2 : tine::lazy_pool<> {
 using schedulers =
     boost::mpl::list<tine::inline_scheduler, pool<1>, pool<2>, pool<3>, busy2, lazy2>;
 
+// Whether this build runs under ASan or TSan (GCC's macros, clang's __has_feature): large cases
+// are trimmed there to keep CI's sanitizer runs short.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool sanitized = true;
+#else
+inline constexpr bool sanitized = false;
+#endif
+#else
+inline constexpr bool sanitized = false;
+#endif
+
 // Empty, one, two, odd, prime, and large (also prime) inputs.
 inline const std::vector<std::size_t> sizes = {0, 1, 2, 7, 97, 1031, 100003};
 
