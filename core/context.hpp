@@ -12,6 +12,7 @@
 #include <new>
 
 #include <tine/core/deque.hpp>
+#include <tine/core/owner_fence.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -43,7 +44,16 @@ class worker_context {
   /// worker then takes back its parents without the deque's store-load fence. Throws
   /// std::bad_alloc.
   explicit worker_context(std::size_t deque_capacity = 1024, bool unshared = false)
-      : m_runtime(deque_capacity, unshared, this) {}
+      : worker_context(deque_capacity, unshared ? owner_fence::none : owner_fence::full) {}
+
+  /// A context whose deque orders its owner's pops against steals as `fence` says (see
+  /// owner_fence). Throws std::bad_alloc.
+  worker_context(std::size_t deque_capacity, owner_fence fence)
+      : m_runtime(deque_capacity, fence, this) {}
+
+  /// The fence this worker's pops use: `fence` as constructed, except `asymmetric` where the
+  /// system does not support it, which is `full`.
+  owner_fence fence() const noexcept { return m_runtime.fence(); }
 
   worker_context(const worker_context&) = delete;
   worker_context& operator=(const worker_context&) = delete;

@@ -26,6 +26,12 @@
 ///  (b) the buffer pointer is published with release and read with acquire (the paper's consume is
 ///      treated as acquire by every compiler anyway, and acquire is what the proof needs).
 /// Every atomic operation below carries a comment giving its ordering and the reason for it.
+///
+/// The store-load fence between `pop`'s write of `bottom` and its read of `top` (a locked
+/// instruction on x86-64, the most expensive step of a fork/join) can be split unequally: built
+/// with `asymmetric = true` on a system that supports it, the owner's half is a compiler barrier
+/// and each thief pays a process-wide barrier instead (asymmetric_fence.hpp). Owners pop on every
+/// join, thieves steal rarely, so the exchange pays where steals are few.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -36,6 +42,8 @@
 #include <new>
 #include <optional>
 #include <type_traits>
+
+#include <tine/core/asymmetric_fence.hpp>
 
 // GCC 12's ThreadSanitizer does not model std::atomic_thread_fence: it would neither see the
 // synchronisation the fences create (and report races on data handed over through the deque that
@@ -175,9 +183,13 @@ class deque {
 
  public:
   /// Creates an empty deque with room for `capacity` items before the first growth, rounded up to
-  /// a power of two (at least 2). Throws std::bad_alloc if it is absurdly large or memory runs out.
-  explicit deque(std::size_t capacity = 1024)
-      : m_array(ring::create(round_capacity(capacity), nullptr)) {}
+  /// a power of two (at least 2). `asymmetric`: split pop's store-load fence, the owner's half a
+  /// compiler barrier, the thieves' a process-wide barrier (see the file comment); ignored where
+  /// the system cannot (asymmetric_fences() tells). Throws std::bad_alloc if the capacity is
+  /// absurdly large or memory runs out.
+  explicit deque(std::size_t capacity = 1024, bool asymmetric = false)
+      : m_array(ring::create(round_capacity(capacity), nullptr)),
+        m_asymmetric(asymmetric && order::fences && detail::asymmetric_fences_supported()) {}
 
   deque(const deque&) = delete;
   deque& operator=(const deque&) = delete;
@@ -224,11 +236,17 @@ class deque {
     // keeps off slot b, or we see the thief's larger `top` and fall back to the CAS below.
     m_bottom.store(b, order::pop_store_bottom);
     if constexpr (order::fences) {
-      // seq_cst fence: the Dekker-style store-load barrier described above; pairs with the
-      // seq_cst fence in steal().
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (m_asymmetric) {
+        // The light half of the store-load barrier: keeps the compiler from hoisting the load
+        // of `top` above the store; the thieves' heavy fence orders the hardware (see steal()).
+        detail::light_fence();
+      } else {
+        // seq_cst fence: the Dekker-style store-load barrier described above; pairs with the
+        // seq_cst fence in steal().
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+      }
     }
-    // relaxed after the seq_cst fence (normal build) / seq_cst (TSan build): see above.
+    // relaxed after the fence (normal build) / seq_cst (TSan build): see above.
     index t = m_top.load(order::pop_load_top);
     if (t < b) {
       // More than one item: slot b is ours alone; no thief can reach it. relaxed: we wrote it.
@@ -275,9 +293,23 @@ class deque {
     // keeps the loads below from moving before this one. seq_cst under TSan (see deque_order).
     index t = m_top.load(order::steal_load_top);
     if constexpr (order::fences) {
-      // seq_cst fence: pairs with the owner's fence in pop(): either we see the owner's
-      // decremented `bottom`, or the owner sees our `top` (via the CAS below) — never neither.
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (m_asymmetric) {
+        // relaxed: a first look, to spare an empty deque the heavy fence. Seeing an old, smaller
+        // `bottom` only makes us report `empty` as if we had looked a moment earlier.
+        if (t >= m_bottom.load(std::memory_order_relaxed)) {
+          return {steal_status::empty, T{}};
+        }
+        // The heavy half of the store-load barrier (pairs with pop()'s light fence): the owner
+        // ran a full barrier at some point during this call. If its pop stored `bottom` before
+        // that point, our load of `bottom` below sees the store; if after, its load of `top`
+        // comes after our load of `top` above and sees it or a later value, so a pop of the
+        // item we are after goes through the CAS. Never neither, as with two seq_cst fences.
+        detail::heavy_fence();
+      } else {
+        // seq_cst fence: pairs with the owner's fence in pop(): either we see the owner's
+        // decremented `bottom`, or the owner sees our `top` (via the CAS below) — never neither.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+      }
     }
     // acquire: synchronises with the release fence + `bottom` store in push(), so the slot (and
     // the item's pointee) written before that push is visible to us.
@@ -303,15 +335,22 @@ class deque {
 
   /// Any thread. Number of items; only a snapshot when other threads are pushing or stealing.
   std::size_t size() const noexcept {
-    // relaxed, both: an estimate; nothing is read on the strength of it. While a pop() or
-    // steal() is in flight `bottom` can be below `top` for a moment, hence the clamp at zero.
-    const index b = m_bottom.load(std::memory_order_relaxed);
-    const index t = m_top.load(std::memory_order_relaxed);
+    // acquire, both: an estimate, but one that orders: a caller that sees an item gone (the
+    // CAS on `top` of the thief that took it) also sees what that thief wrote before (a pool's
+    // destructor, checking that no work is left, relies on this). Nothing is read through the
+    // slots on the strength of it. While a pop() or steal() is in flight `bottom` can be below
+    // `top` for a moment, hence the clamp at zero.
+    const index b = m_bottom.load(std::memory_order_acquire);
+    const index t = m_top.load(std::memory_order_acquire);
     return b > t ? static_cast<std::size_t>(b - t) : 0;
   }
 
   /// Any thread. Whether the deque holds no item (a snapshot, like size()).
   bool empty() const noexcept { return size() == 0; }
+
+  /// Whether pop's store-load fence is split (built with `asymmetric` on a system that supports
+  /// it; never under ThreadSanitizer, whose build uses no standalone fences).
+  bool asymmetric_fences() const noexcept { return m_asymmetric; }
 
   /// Owner only. Number of items the current buffer holds before the next growth.
   std::size_t capacity() const noexcept {
@@ -374,9 +413,11 @@ class deque {
   }
 
   // Written by the owner on every push/pop, read by thieves. `array` shares its line: thieves
-  // read both on every steal, and the owner writes `array` only when growing.
+  // read both on every steal, and the owner writes `array` only when growing. So does the fence
+  // mode, a constant that pop and steal both read.
   alignas(detail::deque_cache_line) std::atomic<index> m_bottom{0};
   std::atomic<ring*> m_array;
+  const bool m_asymmetric;
   // Written by thieves (CAS) and by the owner when taking the last item.
   alignas(detail::deque_cache_line) std::atomic<index> m_top{0};
 };

@@ -11,7 +11,8 @@
 /// Contract:
 /// - `push`: any thread, concurrently. A pushed node belongs to the queue until `pop` returns it:
 ///   the producer must not touch it (not even read `next`) after `push`.
-/// - `pop`: the single consumer thread only.
+/// - `pop`: the single consumer only: one thread, or threads that hand the role over with a
+///   happens-before edge between one's last pop and the next one's first (a lock does).
 /// - `empty`: any thread; a snapshot.
 /// - The queue must be empty when it is destroyed (it does not own the nodes; leftovers would
 ///   simply be forgotten).
@@ -103,8 +104,10 @@ class intrusive_mpsc {
         return nullptr;
       }
       // acquire: synchronises with the release CAS of the producer of every node in the
-      // detached stack (see push()), so their `next` links and contents are visible.
-      Node* stack = m_head.exchange(nullptr, std::memory_order_acquire);
+      // detached stack (see push()), so their `next` links and contents are visible. release:
+      // what the consumer did before taking the batch is visible to whoever sees it gone (see
+      // empty()).
+      Node* stack = m_head.exchange(nullptr, std::memory_order_acq_rel);
       // The stack runs newest to oldest; reverse it so the oldest comes first. Plain accesses:
       // these nodes now belong to the consumer alone.
       Node* fifo = nullptr;
@@ -116,16 +119,19 @@ class intrusive_mpsc {
       }
       first = fifo;
     }
-    // relaxed: consumer-owned; see above.
-    m_batch.store(first->next, std::memory_order_relaxed);
+    // release: consumer-owned, atomic for empty(); release so that a thread whose acquire read
+    // in empty() sees this node gone also sees what the consumer did before taking it.
+    m_batch.store(first->next, std::memory_order_release);
     return first;
   }
 
   /// Any thread. Whether no node is queued; a snapshot that may be stale by the time it returns.
   bool empty() const noexcept {
-    // relaxed, both: an estimate; no node is read on the strength of it.
-    return m_batch.load(std::memory_order_relaxed) == nullptr &&
-           m_head.load(std::memory_order_relaxed) == nullptr;
+    // acquire, both: a snapshot, but one that orders: a caller that sees a node gone also sees
+    // what its consumer did before taking it (a pool's destructor, checking that no work is
+    // left, relies on this; see pop()). No node is read on the strength of it.
+    return m_batch.load(std::memory_order_acquire) == nullptr &&
+           m_head.load(std::memory_order_acquire) == nullptr;
   }
 
  private:

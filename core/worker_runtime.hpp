@@ -15,6 +15,7 @@
 
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/owner_fence.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
 
@@ -48,8 +49,18 @@ class worker_runtime {
   /// resume loop instead of nesting (see transfer()).
   static constexpr std::uintptr_t transfer_depth_limit = 32 * 1024;
 
-  worker_runtime(std::size_t deque_capacity, bool unshared, worker_context* owner)
-      : m_deque(deque_capacity), m_owner(owner), m_unshared(unshared) {}
+  worker_runtime(std::size_t deque_capacity, owner_fence fence, worker_context* owner)
+      : m_deque(deque_capacity, fence == owner_fence::asymmetric),
+        m_owner(owner),
+        m_unshared(fence == owner_fence::none) {}
+
+  /// The fence in effect (asymmetric only where the deque could split it).
+  owner_fence fence() const noexcept {
+    if (m_unshared) {
+      return owner_fence::none;
+    }
+    return m_deque.asymmetric_fences() ? owner_fence::asymmetric : owner_fence::full;
+  }
 
   worker_runtime(const worker_runtime&) = delete;
   worker_runtime& operator=(const worker_runtime&) = delete;
