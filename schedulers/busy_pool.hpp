@@ -30,8 +30,10 @@ namespace tine {
 /// A work-stealing pool whose workers never sleep.
 ///
 /// - `schedule(node)` (any thread): a worker of this pool submitting (a task moving back here)
-///   queues on itself; anyone else queues round-robin. `worker(i).schedule(node)` picks worker i.
-/// - Each worker loops: run one submission of its own queue if there is one; else take one
+///   queues on itself; anyone else queues on the pool's shared queue, which every worker takes
+///   from. `worker(i).schedule(node)` queues on worker i, which alone runs it.
+/// - Each worker loops: run one submission of its own queue, or else of the shared queue, if
+///   there is one; else take one
 ///   continuation from a victim named by `Policy` (from its own deque first when that is not
 ///   empty: resume_on can leave continuations there); else back off (pause, then yield). After
 ///   a submission the next look is a steal attempt, so submissions never starve continuations.
@@ -76,8 +78,9 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   /// Waits until every piece of work given to the pool has finished, then stops the workers.
   ~busy_pool() { this->shutdown("busy_pool"); }
 
-  /// Queues `node` on a worker; any thread.
-  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
+  /// Queues `node` for the pool; any thread. From one of the pool's own workers (a task moving
+  /// back here) it stays with that worker; from elsewhere, the first worker to look takes it.
+  void schedule(submit_node* node) noexcept { (void)this->place(node); }
 
  private:
   static tine::topology discover(std::size_t n) {
@@ -110,10 +113,15 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
         // Counted before it runs: a sync_wait that returns has then seen its submission counted.
         counters.submission_run();
         this->notify([me](Observer& o) { o.on_submission(me); });
-        this->begin_work();
+        this->begin_work(me);
         ctx.run_one_submission();
-        this->end_work();
+        this->end_work(me);
         this->notify([me](Observer& o) { o.on_work_done(me); });
+        backoff.reset();
+        deques_next = true;
+        continue;
+      }
+      if (!deques_first && this->run_shared_submission(me, ctx, [] {}, [] {})) {
         backoff.reset();
         deques_next = true;
         continue;
@@ -124,12 +132,12 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
       worker_context& target = this->slot(victim).context;
       counters.steal_attempted();
       this->notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
-      // Probe before stealing: a failed steal_from costs a CAS-free check too, but the work
-      // accounting around it is two shared read-modify-writes we skip for empty deques.
+      // Probe before stealing: steal_from would find an empty deque empty too, but the probe
+      // spares it the stack check and us the activity stores.
       if (target.deque_size() != 0) {
-        this->begin_work();
+        this->begin_work(me);
         const steal_status got = this->steal(ctx, target, me, victim);
-        this->end_work();
+        this->end_work(me);
         if (got == steal_status::success) {
           counters.steal_succeeded();
           this->notify([me](Observer& o) { o.on_work_done(me); });
@@ -143,7 +151,8 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
       if (deques_first) {
         continue;  // we skipped the queue, which may hold more: look again at once
       }
-      if (this->stopping() && !ctx.has_submissions() && ctx.deque_size() == 0) {
+      if (this->stopping() && !ctx.has_submissions() && ctx.deque_size() == 0 &&
+          this->shared_empty()) {
         break;
       }
       backoff.idle();

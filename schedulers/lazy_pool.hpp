@@ -8,15 +8,21 @@
 ///
 /// The sleep/wake protocol (the why of every step is at the code):
 /// - Workers are grouped by the NUMA node of their place. Each node counts its *thieves*: awake
-///   workers that are looking for work. The pool counts its *runners*: workers running something.
+///   workers that are looking for work, and its *sleepers*. The pool counts its *runners*: workers
+///   running something (a submission, or a continuation they stole: a steal attempt that takes
+///   nothing changes no count).
 /// - A worker looks for work (its submissions, then steals; a steal attempt after each submission,
 ///   so submissions cannot starve continuations) for a while, then tries to sleep on its own
 ///   event count: it announces itself, and stays awake if it has a submission, if any deque
 ///   holds a continuation, or if it is its node's last thief while some worker runs.
 /// - A worker about to run something becomes a runner. If it was the first runner of the pool it
 ///   wakes a sleeper in every other node without a thief; if it was its node's last thief it
-///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake.
-/// - `schedule` queues on one worker and wakes that worker (only it can pop its queue).
+///   wakes a sleeper of its node. So while any work runs, each node keeps a thief awake. Waking
+///   reads the node's sleeper count first: one read when nobody sleeps.
+/// - `worker(i).schedule` queues on worker i and wakes it (only it can pop its own queue).
+///   `schedule` from outside the pool queues on the pool's shared queue, which any worker takes
+///   from, and wakes the next worker round-robin, or if that one was awake (perhaps busy with a
+///   long task) a sleeper of any node.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -82,8 +88,14 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   /// Waits until every piece of work given to the pool has finished, then stops the workers.
   ~lazy_pool() { this->shutdown("lazy_pool"); }
 
-  /// Queues `node` on a worker and wakes it if it sleeps; any thread.
-  void schedule(submit_node* node) noexcept { schedule_to(this->pick_worker(), node); }
+  /// Queues `node` for the pool; any thread. From one of the pool's own workers (a task moving
+  /// back here) it stays with that worker; from elsewhere it goes to the shared queue, and a
+  /// sleeping worker is woken to take it (any worker that looks first may).
+  void schedule(submit_node* node) noexcept {
+    if (this->place(node) == this->size()) {
+      wake_for_shared();
+    }
+  }
 
  private:
   lazy_pool(tine::topology topo, detail::observer_link<Observer> link)
@@ -103,6 +115,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
 
   struct alignas(64) node_state {
     std::atomic<std::uint32_t> thieves{0};
+    // Workers of the node between announcing a sleep (after their prepare_wait) and waking.
+    std::atomic<std::uint32_t> sleepers{0};
     std::atomic<std::uint32_t> next_wake{0};
     std::vector<std::size_t> members;
   };
@@ -129,26 +143,51 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     }
   }
 
-  /// Wakes one sleeping worker of node `g`, if any sleeps. Rotates the starting point so
-  /// wake-ups spread over the node.
-  void wake_one_in(std::size_t g) noexcept {
-    node_state& n = m_nodes[g];
-    // relaxed: only spreads the choice.
-    const std::size_t start = n.next_wake.fetch_add(1, std::memory_order_relaxed);
-    for (std::size_t k = 0; k < n.members.size(); ++k) {
-      // notify_one's read-modify-write pairs with the sleeper's prepare_wait (event_count.hpp).
-      if (m_sleep[n.members[(start + k) % n.members.size()]].notify_one()) {
+  /// After a push to the shared queue: makes sure a worker comes to take it. The next worker
+  /// round-robin is told through its own event count, which cannot lose the wake-up: it either
+  /// sees the submission in try_sleep or is woken. If it was not asleep it may be running a long
+  /// task, so a sleeper of any node is woken too if there is one (a best effort: a worker that
+  /// falls asleep just now re-checks the queue in try_sleep anyway).
+  void wake_for_shared() noexcept {
+    if (m_sleep[this->next_worker()].notify_one()) {
+      return;
+    }
+    for (std::size_t h = 0; h < this->topology().numa_nodes(); ++h) {
+      if (wake_one_in(h)) {
         return;
       }
     }
   }
 
-  /// The calling worker (of node g) is about to run something.
+  /// Wakes one sleeping worker of node `g`, if any sleeps; returns whether it woke one. Rotates
+  /// the starting point so wake-ups spread over the node.
+  bool wake_one_in(std::size_t g) noexcept {
+    node_state& n = m_nodes[g];
+    // seq_cst: our caller's preceding seq_cst read-modify-write of a thief count (or seq_cst read
+    // of another node's) read the value a sleeper's decrement wrote, or a later one; that
+    // sleeper counted itself here before decrementing, so we see it (see try_sleep). A sleeper
+    // not counted yet has not decided: its own checks will see the runner we are about to be.
+    if (n.sleepers.load(std::memory_order_seq_cst) == 0) {
+      return false;
+    }
+    // relaxed: only spreads the choice.
+    const std::size_t start = n.next_wake.fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t k = 0; k < n.members.size(); ++k) {
+      // notify_one's read-modify-write pairs with the sleeper's prepare_wait (event_count.hpp).
+      if (m_sleep[n.members[(start + k) % n.members.size()]].notify_one()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// The calling worker (of node g) is about to run something it took (a submission still
+  /// queued, or a continuation it just stole).
   void become_runner(std::size_t g) noexcept {
     // Runner count first, thief count second: a thief deciding to sleep writes its thief count
     // and then reads the runner count (try_sleep), the mirror image; with both seq_cst, at least
     // one of the two sees the other.
-    if (this->begin_work() == 0) {
+    if (m_running.fetch_add(1, std::memory_order_seq_cst) == 0) {
       // First runner of the pool: nodes whose every worker sleeps need a thief now.
       for (std::size_t h = 0; h < this->topology().numa_nodes(); ++h) {
         // seq_cst: pairs with the thief's decrement in try_sleep (see above).
@@ -167,7 +206,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     // Thief first, then not a runner: the node never looks thief-less and idle because of us.
     // seq_cst: as in become_runner.
     m_nodes[g].thieves.fetch_add(1, std::memory_order_seq_cst);
-    this->end_work();
+    // seq_cst: see become_runner.
+    m_running.fetch_sub(1, std::memory_order_seq_cst);
   }
 
   /// One look for work; true if it found (and ran) some, or should look again at once.
@@ -183,10 +223,18 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
       // Counted before it runs: a sync_wait that returns has then seen its submission counted.
       counters.submission_run();
       this->notify([me](Observer& o) { o.on_submission(me); });
+      this->begin_work(me);
       become_runner(g);
       ctx.run_one_submission();
       become_thief(g);
+      this->end_work(me);
       this->notify([me](Observer& o) { o.on_work_done(me); });
+      deques_next = true;
+      return true;
+    }
+    if (!deques_first && this->run_shared_submission(
+                             me, ctx, [this, g] { become_runner(g); },
+                             [this, g] { become_thief(g); })) {
       deques_next = true;
       return true;
     }
@@ -198,10 +246,15 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     if (target.deque_size() == 0) {
       return deques_first;  // we skipped the queue, which may hold more: look again at once
     }
-    become_runner(g);
-    const steal_status got = this->steal(ctx, target, me, victim);
-    become_thief(g);
+    // A runner only once something was taken: a lost race or an empty deque costs no shared
+    // write. Until become_runner the stolen continuation is in no deque and no count, which the
+    // sleep protocol allows: whoever decides to sleep meanwhile is woken by that become_runner
+    // if it leaves a node without a thief (see try_sleep).
+    this->begin_work(me);
+    const steal_status got = this->steal(ctx, target, me, victim, [this, g] { become_runner(g); });
+    this->end_work(me);
     if (got == steal_status::success) {
+      become_thief(g);
       counters.steal_succeeded();
       this->notify([me](Observer& o) { o.on_work_done(me); });
     }
@@ -227,27 +280,37 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     // Announce first, check second: a submitter or a new runner that changes what we check
     // after this point sees our announcement and wakes us (event_count's guarantee).
     const event_count::key k = ec.prepare_wait();
+    // seq_cst: counted before our thief-count decrement below, which a waker reads (see
+    // wake_one_in); uncounted on every way out.
+    node.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    const auto stay_awake = [&] {
+      node.sleepers.fetch_sub(1, std::memory_order_relaxed);  // relaxed: we are awake after all
+      ec.cancel_wait();
+    };
     // any_stealable covers our own deque: only we push to it, and only while running a task, so
     // a continuation left there (say, by a child that moved away with resume_on) keeps us awake
     // until we take it; nobody else may ever do so.
-    if (ctx.has_submissions() || any_stealable()) {
-      ec.cancel_wait();
+    if (ctx.has_submissions() || !this->shared_empty() || any_stealable()) {
+      stay_awake();
       return sleep_outcome::stayed_awake;
     }
     if (this->stopping()) {
-      ec.cancel_wait();
+      stay_awake();
       return sleep_outcome::stop;
     }
     // seq_cst, both: see become_runner. The last thief of a node stays awake while any worker
     // runs: that work may fork continuations for it to steal.
-    if (node.thieves.fetch_sub(1, std::memory_order_seq_cst) == 1 && this->running_now() != 0) {
+    if (node.thieves.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        m_running.load(std::memory_order_seq_cst) != 0) {
       node.thieves.fetch_add(1, std::memory_order_seq_cst);
-      ec.cancel_wait();
+      stay_awake();
       return sleep_outcome::stayed_awake;
     }
     this->slot(me).counters.slept();
     this->notify([me](Observer& o) { o.on_sleep(me); });
     ec.commit_wait(k);
+    // relaxed: awake; a waker that still counts us only looks for a sleeper in vain.
+    node.sleepers.fetch_sub(1, std::memory_order_relaxed);
     this->notify([me](Observer& o) { o.on_wake(me); });
     // seq_cst: as in become_runner. Awake again, hence a thief.
     node.thieves.fetch_add(1, std::memory_order_seq_cst);
@@ -283,6 +346,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   std::unique_ptr<event_count[]> m_sleep;  // one per worker: a submission must wake its target
   std::unique_ptr<node_state[]> m_nodes;
   std::vector<std::size_t> m_node_of;
+  // Workers running something they took; written on every submission and successful steal.
+  alignas(64) std::atomic<std::uint32_t> m_running{0};
 };
 
 /// `tine::lazy_pool pool;` (and with a worker count or a topology): the default victim policy.

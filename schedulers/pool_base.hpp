@@ -3,7 +3,7 @@
 
 /// \file pool_base.hpp
 /// What busy_pool and lazy_pool share: the workers (threads, contexts, counters, handles), the
-/// topology and victim policy, choosing a worker for a submission, the work accounting that
+/// topology and victim policy, choosing a worker for a submission, the per-worker activity that
 /// destruction waits on, and the destruction itself. Each pool supplies its worker loop and its
 /// way of waking a worker (CRTP, no virtual calls). Also the link to the pool's observer.
 
@@ -29,7 +29,13 @@
 #include <tine/policies/victim_policy.hpp>
 #include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/pool_worker.hpp>
+#include <tine/schedulers/shared_submissions.hpp>
+#include <tine/schedulers/worker_activity.hpp>
 #include <tine/schedulers/worker_stats.hpp>
+
+#ifndef TINE_POOL_OWNER_FENCE
+#define TINE_POOL_OWNER_FENCE full
+#endif
 
 namespace tine {
 namespace detail {
@@ -131,10 +137,13 @@ class pool_base {
  protected:
   struct alignas(64) worker_slot {
     // A single worker is the only thread that ever steals from its deque (only when idle).
-    explicit worker_slot(bool alone) : context(1024, /*unshared=*/alone) {}
+    explicit worker_slot(bool alone)
+        : context(1024, alone ? owner_fence::none : owner_fence::TINE_POOL_OWNER_FENCE) {}
 
     worker_context context;
-    worker_counters counters;
+    // Written by the worker alone; read by stats() and the destructor.
+    alignas(64) worker_counters counters;
+    worker_activity activity;
     std::unique_ptr<pool_worker> handle;
     std::thread thread;
   };
@@ -186,7 +195,7 @@ class pool_base {
     // A task that moved in (resume_on from another scheduler) after the pool drained would wait
     // forever in a dead queue and its sync_wait caller with it: say so rather than lose it.
     for (const auto& w : m_workers) {
-      if (w->context.has_submissions() || w->context.deque_size() != 0) {
+      if (!m_shared.empty() || w->context.has_submissions() || w->context.deque_size() != 0) {
         (void)pool_name;
         fatal(
             "a tine pool was destroyed while a task was still moving into it (resume_on from "
@@ -196,14 +205,59 @@ class pool_base {
     }
   }
 
-  /// The worker a plain schedule() goes to: the caller itself if it is one of our workers (a task
-  /// moving back to this pool stays local), else the next one round-robin.
-  std::size_t pick_worker() noexcept {
+  /// Queues a plain schedule()'s `node`: a worker of this pool queues on itself (a task moving
+  /// back to this pool stays local, and its worker is awake); anyone else's submission goes to
+  /// the shared queue, which every worker looks at, so that no busy worker holds it up. Returns
+  /// the worker whose own queue took it, or size() for the shared queue.
+  std::size_t place(submit_node* node) noexcept {
     if (const pool_identity me = read_pool_identity(); me.pool == this) {
+      (void)slot(me.index).context.submit(node);
       return me.index;
     }
-    // relaxed: only spreads submissions; any interleaving is a fine assignment.
+    m_shared.push(node);
+    return size();
+  }
+
+  /// The next worker round-robin (to wake for a shared submission).
+  std::size_t next_worker() noexcept {
+    // relaxed: only spreads the choice; any interleaving is fine.
     return m_next.fetch_add(1, std::memory_order_relaxed) % size();
+  }
+
+  /// Whether the shared queue is empty (a snapshot).
+  bool shared_empty() const noexcept { return m_shared.empty(); }
+
+  /// Worker `me`: takes one submission from the shared queue, if there is one and no other
+  /// worker is taking one, and runs it between `before()` and `after()`. Returns whether it ran
+  /// one. When memory is too short to run it now, the submission goes back to the queue (the
+  /// worker's submissions_run then counts one that did not run).
+  template <typename Before, typename After>
+  bool run_shared_submission(std::size_t me, worker_context& ctx, Before&& before,
+                             After&& after) {
+    if (m_shared.empty()) {
+      return false;
+    }
+    begin_work(me);  // before the taking, as always (see worker_activity)
+    submit_node* node = m_shared.try_take();
+    if (node == nullptr) {
+      end_work(me);
+      return false;
+    }
+    // Counted before it runs: a sync_wait that returns has then seen its submission counted.
+    slot(me).counters.submission_run();
+    notify([me](Observer& o) { o.on_submission(me); });
+    before();
+    bool ran = true;
+    try {
+      ctx.run_submitted(node);
+    } catch (const std::bad_alloc&) {
+      m_shared.push(node);  // not run: let a worker (maybe this one, later) try again
+      ran = false;
+    }
+    after();
+    end_work(me);
+    notify([me](Observer& o) { o.on_work_done(me); });
+    return ran;
   }
 
   worker_slot& slot(std::size_t i) noexcept { return *m_workers[i]; }
@@ -229,48 +283,33 @@ class pool_base {
     }
   }
 
-  /// ctx.steal_from(target), reporting a successful steal (before the continuation resumes).
+  /// ctx.steal_from(target), calling `on_taken()` and reporting the steal once a continuation was
+  /// taken, before it resumes.
+  template <typename OnTaken>
+  TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
+                                        std::size_t me, std::size_t victim, OnTaken&& on_taken) {
+    return ctx.steal_from(target, [&] {
+      on_taken();
+      notify([me, victim](Observer& o) { o.on_steal(me, victim); });
+    });
+  }
+
   TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
                                         std::size_t me, std::size_t victim) {
-    if constexpr (is_observed<Observer>) {
-      return ctx.steal_from(target, [&] { m_observer.get().on_steal(me, victim); });
-    } else {
-      (void)me;
-      (void)victim;
-      return ctx.steal_from(target);
-    }
+    return steal(ctx, target, me, victim, [] {});
   }
 
   // ---- work accounting ----------------------------------------------------------------------
-  // m_work packs two counters: the low 32 bits count workers currently running something (a
-  // submission, or a steal attempt and what it runs); the high 32 bits count how many times
-  // any worker started. Destruction waits for "nobody running, nothing queued, and nobody
-  // started meanwhile"; lazy_pool also reads the running count to keep a thief awake.
+  // Only for the destructor, which waits until no work is left: each worker announces in its own
+  // worker_activity that it is taking or running a piece of work. Two plain stores to the
+  // worker's own line per piece, no shared read-modify-write (lazy_pool counts its runners
+  // separately, for its sleep protocol, and only for work actually taken).
 
-  static constexpr std::uint64_t one_start = std::uint64_t{1} << 32U;
-  static constexpr std::uint32_t running(std::uint64_t w) noexcept {
-    return static_cast<std::uint32_t>(w);
-  }
+  /// Owner `me`: about to take a piece of work (before the taking, so it is never invisible).
+  TINE_ALWAYS_INLINE void begin_work(std::size_t me) noexcept { slot(me).activity.begin(); }
 
-  /// Before taking a piece of work (so the work is never invisible: it is queued, in a deque,
-  /// or counted here). Returns the number of workers running before this one.
-  std::uint32_t begin_work() noexcept {
-    // seq_cst: lazy_pool's sleep decision ("am I the last thief while someone runs?") reads
-    // this counter after writing its thief count, and this write precedes our own thief-count
-    // write: the single total order of seq_cst operations makes one side see the other.
-    return running(m_work.fetch_add(one_start + 1, std::memory_order_seq_cst));
-  }
-
-  void end_work() noexcept {
-    // seq_cst: see begin_work; also makes the deque pushes of the finished work visible to
-    // a destructor that reads this value.
-    m_work.fetch_sub(1, std::memory_order_seq_cst);
-  }
-
-  std::uint32_t running_now() const noexcept {
-    // seq_cst: see begin_work.
-    return running(m_work.load(std::memory_order_seq_cst));
-  }
+  /// Owner `me`: done with it (or the attempt to take it failed).
+  TINE_ALWAYS_INLINE void end_work(std::size_t me) noexcept { slot(me).activity.end(); }
 
  private:
   const worker_slot& at(std::size_t i) const {
@@ -298,19 +337,32 @@ class pool_base {
     tls_pool_identity = {};
   }
 
-  /// Polls until no worker runs anything and nothing is queued or stealable, with the start
-  /// count unchanged across the checks (so no work was taken, hence none created, meanwhile).
-  void wait_until_quiescent() noexcept {
+  /// Polls until no worker is busy and nothing is queued or stealable, with every worker's
+  /// activity unchanged across the checks (so no work was taken, hence none created, meanwhile).
+  /// A worker announces a piece of work before taking it and the taking releases that
+  /// announcement (worker_activity.hpp), while the queue and deque reads below acquire: a look
+  /// that finds work gone therefore finds its taker busy, or its activity changed.
+  void wait_until_quiescent() const noexcept {
     auto pause = std::chrono::microseconds(20);
     for (;;) {
-      // seq_cst: pairs with begin_work/end_work (see there).
-      const std::uint64_t before = m_work.load(std::memory_order_seq_cst);
-      if (running(before) == 0) {
-        bool empty = true;
+      // The counters only grow, so an unchanged sum means every one is unchanged.
+      std::uint64_t before = 0;
+      bool idle = true;
+      for (const auto& w : m_workers) {
+        const std::uint64_t e = w->activity.read();
+        before += e;
+        idle = idle && !worker_activity::busy(e);
+      }
+      if (idle) {
+        bool empty = m_shared.empty();
         for (const auto& w : m_workers) {
           empty = empty && !w->context.has_submissions() && w->context.deque_size() == 0;
         }
-        if (empty && m_work.load(std::memory_order_seq_cst) == before) {
+        std::uint64_t after = 0;
+        for (const auto& w : m_workers) {
+          after += w->activity.read();
+        }
+        if (empty && after == before) {
           return;
         }
       }
@@ -334,9 +386,11 @@ class pool_base {
   Policy m_policy;
   std::vector<std::unique_ptr<worker_slot>> m_workers;
   [[no_unique_address]] observer_link<Observer> m_observer;
-  alignas(64) std::atomic<std::uint64_t> m_work{0};
+  // Separate lines: lazy_pool's external submissions write m_next, idle busy workers poll m_stop
+  // (the shared queue aligns its own lines).
   alignas(64) std::atomic<std::size_t> m_next{0};
-  std::atomic<bool> m_stop{false};
+  alignas(64) std::atomic<bool> m_stop{false};
+  shared_submissions m_shared;
 };
 
 }  // namespace detail

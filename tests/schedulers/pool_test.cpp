@@ -177,6 +177,54 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(counters_add_up, Pool, pool_types) {
   BOOST_TEST(a.steals_attempted + b.steals_attempted <= total.steals_attempted);
 }
 
+// Runs on the worker it was started on until `release` is set (a long sequential task).
+tine::task<int> hold_worker(std::atomic<bool>* started, std::atomic<bool>* release) {
+  started->store(true);
+  while (!release->load()) {
+    std::this_thread::yield();
+  }
+  co_return 1;
+}
+
+// Root tasks submitted from outside go to whichever worker looks first: with worker 0 held by a
+// long task, every one of them runs (on worker 1) while worker 0 is still held. Were they queued
+// round-robin on one worker each, every second one would wait behind the held worker: a watchdog
+// then releases it after 10 s and the test fails instead of hanging.
+BOOST_TEST_DECORATOR(*boost::unit_test::timeout(60))
+BOOST_AUTO_TEST_CASE_TEMPLATE(outside_submissions_do_not_wait_for_a_busy_worker, Pool, pool_types) {
+  Pool pool(2);
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  std::thread holder([&] { BOOST_TEST(tine::sync_wait(pool.worker(0), hold_worker, &started,
+                                                      &release) == 1); });
+  while (!started.load()) {
+    std::this_thread::yield();
+  }
+  std::atomic<bool> done{false};
+  std::atomic<bool> watchdog_fired{false};
+  std::thread watchdog([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done.load() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!done.load()) {
+      watchdog_fired.store(true);
+      release.store(true);
+    }
+  });
+  for (int i = 0; i < 8; ++i) {
+    BOOST_TEST(tine::sync_wait(pool, fib, 12) == 144);
+  }
+  const bool held_throughout = !release.load();
+  done.store(true);
+  watchdog.join();
+  release.store(true);
+  holder.join();
+  BOOST_TEST(held_throughout);
+  BOOST_TEST(!watchdog_fired.load());
+  BOOST_TEST(pool.stats(1).submissions_run >= 8U);
+}
+
 BOOST_AUTO_TEST_CASE(lazy_pool_sleeps_when_idle, *boost::unit_test::timeout(60)) {
   tine::lazy_pool pool(2);
   BOOST_TEST(tine::sync_wait(pool, fib, 22) == 17711);
