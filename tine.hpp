@@ -10,6 +10,7 @@
 
 #include <tine/algorithms/algorithms.hpp>
 #include <tine/core/core.hpp>
+#include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/numa_victims.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/uniform_victims.hpp>

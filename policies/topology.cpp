@@ -175,6 +175,11 @@ machine find_machine() {
       m.distances[a * n + b] = tree_distance(t, slots[a].obj, slots[b].obj);
     }
   }
+  // The complete set: offline cpus too, which exist but cannot be used.
+  hwloc_const_bitmap_t all = hwloc_topology_get_complete_cpuset(t);
+  for (int pu = hwloc_bitmap_first(all); pu != -1; pu = hwloc_bitmap_next(all, pu)) {
+    m.all_cpus.push_back(static_cast<unsigned>(pu));
+  }
   return m;
 }
 

@@ -8,10 +8,15 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 namespace tine {
+
+namespace detail {
+struct machine;
+}  // namespace detail
 
 /// A list of places, one per worker slot, and the topological distance between any two of them.
 ///
@@ -55,6 +60,32 @@ class topology {
   /// Throws std::invalid_argument when n_workers == 0 and std::runtime_error when hwloc cannot
   /// load the topology (or, without hwloc, when the process's cpus cannot be read).
   static topology discover(std::size_t n_workers);
+
+  /// As discover(n_workers), on the chosen cpus only: the cores of the machine that have a
+  /// hardware thread in `cpus` and usable by the process, each keeping only those threads.
+  ///
+  /// - `cpus` are OS cpu indices, as `cpu(k)` returns them and `taskset -c` takes them; their
+  ///   order does not matter and duplicates are ignored. Workers go to the kept cores in hwloc's
+  ///   logical order, k mod C, wrapping round as in discover(n_workers); distances and NUMA nodes
+  ///   are those of the kept cores (node indices renumbered densely over the nodes kept).
+  /// - A cpu of the machine that the process may not run on is left out, as discover() leaves it
+  ///   out; `discover(n, cpus)` with every cpu the process may use equals `discover(n)`.
+  ///
+  /// Throws std::invalid_argument when n_workers == 0, when `cpus` is empty, when a cpu is not one
+  /// of the machine's (the message names it and lists the machine's cpus), or when the process may
+  /// run on none of `cpus` (the message names them and the cpus it may use); std::runtime_error
+  /// as discover(n_workers).
+  static topology discover(std::size_t n_workers, std::span<const unsigned> cpus);
+
+  /// As discover(n_workers), but away from workers already pinned: `workers_per_cpu[c]` workers
+  /// are counted on cpu c (cpus past the end of the span count 0), and each new worker in turn
+  /// goes to the usable core that holds fewest (ties: the lowest in hwloc's logical order), on
+  /// its hardware thread that holds fewest (ties: the first). With no worker counted anywhere
+  /// this is exactly discover(n_workers). The pools' default layout (cpu_claims.hpp).
+  ///
+  /// Throws as discover(n_workers).
+  static topology discover_avoiding(std::size_t n_workers,
+                                    std::span<const std::size_t> workers_per_cpu);
 
   /// Whether discover() asks hwloc in this build of tine: false when tine was built without
   /// hwloc (on purpose, or because hwloc was missing), and discover() then sees a flat machine.
@@ -109,6 +140,10 @@ class topology {
   };
 
   topology(std::vector<place> places, std::vector<unsigned> distances, std::string_view source);
+
+  // discover()'s layout of n_workers on the machine's cores, away from the workers counted.
+  static topology lay_out(std::size_t n_workers, const detail::machine& machine,
+                          std::span<const std::size_t> workers_per_cpu);
 
   std::vector<place> m_places;
   std::vector<unsigned> m_distances;  // row-major size() x size()

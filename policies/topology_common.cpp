@@ -5,6 +5,7 @@
 #include <tine/policies/topology.hpp>
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,30 +40,163 @@ topology::topology(std::vector<place> places, std::vector<unsigned> distances,
   }
 }
 
-topology topology::discover(std::size_t n_workers) {
+namespace {
+
+void check_worker_count(std::size_t n_workers) {
   if (n_workers == 0) {
     throw std::invalid_argument("tine::topology::discover: n_workers must be at least 1, got 0");
   }
-  const detail::machine machine = detail::find_machine();
-  const std::vector<detail::usable_core>& cores = machine.cores;
-  if (cores.empty()) {
+}
+
+detail::machine find_usable_machine() {
+  detail::machine machine = detail::find_machine();
+  if (machine.cores.empty()) {
     throw std::runtime_error("tine::topology::discover: found no core this process may use");
   }
+  return machine;
+}
 
-  // Worker k on core k mod C; round r of the wrap on the core's r-th hardware thread (cycling).
+/// A set of cpus the way taskset prints it: "0-3,8,10-11" (sorted, duplicates dropped).
+std::string cpu_list(std::vector<unsigned> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
+      ++j;
+    }
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+    if (j > i) {
+      out += "-" + std::to_string(cpus[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+/// The machine cut down to the cores with a thread in `wanted`, each keeping only those threads
+/// (their NUMA indices may then skip a node: lay_out makes the places' indices dense).
+detail::machine keep_cpus(const detail::machine& machine, std::span<const unsigned> wanted) {
+  const std::string who = "tine::topology::discover: ";
+  if (wanted.empty()) {
+    throw std::invalid_argument(who + "the set of cpus to lay workers on is empty");
+  }
+  std::vector<unsigned> all = machine.all_cpus;
+  for (const detail::usable_core& c : machine.cores) {
+    all.insert(all.end(), c.cpus.begin(), c.cpus.end());
+  }
+  for (unsigned cpu : wanted) {
+    if (std::find(all.begin(), all.end(), cpu) == all.end()) {
+      throw std::invalid_argument(who + "there is no cpu " + std::to_string(cpu) +
+                                  " on this machine (its cpus are " + cpu_list(all) + ")");
+    }
+  }
+
+  std::vector<std::size_t> kept;  // indices into machine.cores
+  detail::machine result;
+  for (std::size_t k = 0; k < machine.cores.size(); ++k) {
+    detail::usable_core core{{}, machine.cores[k].numa_node};
+    for (unsigned cpu : machine.cores[k].cpus) {
+      if (std::find(wanted.begin(), wanted.end(), cpu) != wanted.end()) {
+        core.cpus.push_back(cpu);
+      }
+    }
+    if (!core.cpus.empty()) {
+      kept.push_back(k);
+      result.cores.push_back(std::move(core));
+    }
+  }
+  if (kept.empty()) {
+    std::vector<unsigned> usable;
+    for (const detail::usable_core& c : machine.cores) {
+      usable.insert(usable.end(), c.cpus.begin(), c.cpus.end());
+    }
+    throw std::invalid_argument(
+        who + "this process may not run on any of the cpus " +
+        cpu_list(std::vector<unsigned>(wanted.begin(), wanted.end())) + " (it may run on " +
+        cpu_list(usable) + ")");
+  }
+
+  const std::size_t n = kept.size();
+  const std::size_t n_all = machine.cores.size();
+  result.distances.resize(n * n);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      result.distances[a * n + b] = machine.distances[kept[a] * n_all + kept[b]];
+    }
+  }
+  result.all_cpus = std::move(all);
+  return result;
+}
+
+}  // namespace
+
+topology topology::discover(std::size_t n_workers) {
+  return discover_avoiding(n_workers, {});
+}
+
+topology topology::discover(std::size_t n_workers, std::span<const unsigned> cpus) {
+  check_worker_count(n_workers);
+  return lay_out(n_workers, keep_cpus(find_usable_machine(), cpus), {});
+}
+
+topology topology::discover_avoiding(std::size_t n_workers,
+                                     std::span<const std::size_t> workers_per_cpu) {
+  check_worker_count(n_workers);
+  return lay_out(n_workers, find_usable_machine(), workers_per_cpu);
+}
+
+topology topology::lay_out(std::size_t n_workers, const detail::machine& machine,
+                           std::span<const std::size_t> workers_per_cpu) {
+  const std::vector<detail::usable_core>& cores = machine.cores;
   const std::size_t n_cores = cores.size();
+  const auto already = [&](unsigned cpu) {
+    return cpu < workers_per_cpu.size() ? workers_per_cpu[cpu] : std::size_t{0};
+  };
+  // Workers on each core and on each of its threads, the ones counted and those placed so far.
+  std::vector<std::size_t> on_core(n_cores, 0);
+  std::vector<std::vector<std::size_t>> on_thread(n_cores);
+  for (std::size_t k = 0; k < n_cores; ++k) {
+    for (unsigned cpu : cores[k].cpus) {
+      on_thread[k].push_back(already(cpu));
+      on_core[k] += already(cpu);
+    }
+  }
+
+  // Each worker to the least loaded core, then its least loaded thread, the first on ties. With
+  // nothing counted that is core k mod C, round r on the core's thread r mod its thread count.
+  std::vector<std::size_t> core_of(n_workers);
   std::vector<place> places;
   places.reserve(n_workers);
-  for (std::size_t k = 0; k < n_workers; ++k) {
-    const detail::usable_core& c = cores[k % n_cores];
-    const std::size_t round = k / n_cores;
-    places.push_back(place{c.cpus[round % c.cpus.size()], c.numa_node});
+  for (std::size_t w = 0; w < n_workers; ++w) {
+    const std::size_t k = static_cast<std::size_t>(
+        std::min_element(on_core.begin(), on_core.end()) - on_core.begin());
+    std::vector<std::size_t>& threads = on_thread[k];
+    const std::size_t t = static_cast<std::size_t>(
+        std::min_element(threads.begin(), threads.end()) - threads.begin());
+    ++on_core[k];
+    ++threads[t];
+    core_of[w] = k;
+    places.push_back(place{cores[k].cpus[t], cores[k].numa_node});
   }
   std::vector<unsigned> distances(n_workers * n_workers);
   for (std::size_t i = 0; i < n_workers; ++i) {
     for (std::size_t j = 0; j < n_workers; ++j) {
-      distances[i * n_workers + j] = machine.distances[(i % n_cores) * n_cores + (j % n_cores)];
+      distances[i * n_workers + j] = machine.distances[core_of[i] * n_cores + core_of[j]];
     }
+  }
+  // The cores chosen may leave a node out (the first node full of other pools' workers): make
+  // the indices dense again over the nodes used, in the same order.
+  std::vector<std::size_t> nodes;
+  for (const place& p : places) {
+    nodes.push_back(p.numa_node);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  for (place& p : places) {
+    p.numa_node = static_cast<std::size_t>(
+        std::lower_bound(nodes.begin(), nodes.end(), p.numa_node) - nodes.begin());
   }
   return topology{std::move(places), std::move(distances), detail::discovery_source()};
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -93,7 +94,41 @@ std::vector<unsigned> usable_cpus() {
   return result;
 }
 
+/// Every cpu the machine has, online or not: /sys/devices/system/cpu/present, a list such as
+/// "0-3,8-11". Empty if it cannot be read; the caller then knows only the usable cpus.
+std::vector<unsigned> present_cpus() {
+  std::vector<unsigned> result;
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{
+      std::fopen("/sys/devices/system/cpu/present", "r"), &std::fclose};
+  if (!file) {
+    return result;
+  }
+  unsigned first = 0;
+  while (std::fscanf(file.get(), "%u", &first) == 1) {
+    unsigned last = first;
+    int next = std::fgetc(file.get());
+    if (next == '-') {
+      if (std::fscanf(file.get(), "%u", &last) != 1) {
+        return {};
+      }
+      next = std::fgetc(file.get());
+    }
+    if (last < first || last - first > (1U << 20)) {
+      return {};  // not a list the kernel writes
+    }
+    for (unsigned c = first; c <= last; ++c) {
+      result.push_back(c);
+    }
+    if (next != ',') {
+      break;
+    }
+  }
+  return result;
+}
+
 #else
+
+std::vector<unsigned> present_cpus() { return {}; }
 
 /// No portable way to read the process's cpus: as many as the standard library reports.
 std::vector<unsigned> usable_cpus() {
@@ -126,6 +161,7 @@ machine find_machine() {
       m.distances[a * n + b] = a == b ? 0U : 1U;
     }
   }
+  m.all_cpus = present_cpus();
   return m;
 }
 

@@ -17,6 +17,7 @@
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/numa_victims.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
@@ -49,29 +50,36 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   friend base;
 
  public:
-  /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
-  /// std::invalid_argument if n == 0.
+  /// `n` workers pinned to the cores the process's other pools use least: the first pool gets
+  /// `topology::discover(n)`, a second one built while it lives starts on the cores it left free
+  /// (`claim_least_used_cores`, cpu_claims.hpp). Throws std::invalid_argument if n == 0.
   explicit busy_pool(std::size_t n = detail::default_worker_count())
     requires(!detail::is_observed<Observer>)
-      : busy_pool(discover(n)) {}
+      : base(claim_cores_for(n)) {
+    this->start();
+  }
 
   /// As busy_pool(n), reporting to `observer` (which must outlive the pool).
   busy_pool(std::size_t n, Observer& observer)
     requires detail::is_observed<Observer>
-      : busy_pool(discover(n), observer) {}
+      : base(claim_cores_for(n), detail::observer_link<Observer>(observer)) {
+    this->start();
+  }
 
-  /// One worker per place of `topo` (pinned where the place has a cpu; a synthetic topology
-  /// runs unpinned): for testing NUMA logic, or a layout of your own.
+  /// One worker per place of `topo`, pinned exactly there where the place has a cpu (a
+  /// synthetic topology runs unpinned): a layout of your own, such as
+  /// `topology::discover(n, cpus)` on chosen cpus, or NUMA logic under test. Its cpus count as
+  /// used while the pool lives, so pools built from a worker count avoid them.
   explicit busy_pool(tine::topology topo)
     requires(!detail::is_observed<Observer>)
-      : base(std::move(topo)) {
+      : base(claim_cores(std::move(topo))) {
     this->start();
   }
 
   /// As busy_pool(topo), reporting to `observer` (which must outlive the pool).
   busy_pool(tine::topology topo, Observer& observer)
     requires detail::is_observed<Observer>
-      : base(std::move(topo), detail::observer_link<Observer>(observer)) {
+      : base(claim_cores(std::move(topo)), detail::observer_link<Observer>(observer)) {
     this->start();
   }
 
@@ -83,11 +91,11 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   void schedule(submit_node* node) noexcept { (void)this->place(node); }
 
  private:
-  static tine::topology discover(std::size_t n) {
+  static claimed_topology claim_cores_for(std::size_t n) {
     if (n == 0) {
       detail::throw_no_workers("busy_pool");
     }
-    return tine::topology::discover(n);
+    return claim_least_used_cores(n);
   }
 
   void schedule_to(std::size_t i, submit_node* node) noexcept {

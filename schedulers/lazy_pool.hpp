@@ -35,6 +35,7 @@
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/numa_victims.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
@@ -63,27 +64,30 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   /// futex wake-up each.
   static constexpr std::uint32_t spin_rounds = detail::spin_backoff::pause_rounds + 16;
 
-  /// `n` workers laid out by `topology::discover(n)` and pinned there. Throws
-  /// std::invalid_argument if n == 0.
+  /// `n` workers pinned to the cores the process's other pools use least: the first pool gets
+  /// `topology::discover(n)`, a second one built while it lives starts on the cores it left free
+  /// (`claim_least_used_cores`, cpu_claims.hpp). Throws std::invalid_argument if n == 0.
   explicit lazy_pool(std::size_t n = detail::default_worker_count())
     requires(!detail::is_observed<Observer>)
-      : lazy_pool(discover(n)) {}
+      : lazy_pool(claim_cores_for(n), detail::observer_link<Observer>{}) {}
 
   /// As lazy_pool(n), reporting to `observer` (which must outlive the pool).
   lazy_pool(std::size_t n, Observer& observer)
     requires detail::is_observed<Observer>
-      : lazy_pool(discover(n), observer) {}
+      : lazy_pool(claim_cores_for(n), detail::observer_link<Observer>(observer)) {}
 
-  /// One worker per place of `topo`, grouped by `topo.numa_node(i)` (a synthetic topology tests
-  /// the per-node logic on any machine; it runs unpinned).
+  /// One worker per place of `topo`, pinned exactly there where the place has a cpu, grouped by
+  /// `topo.numa_node(i)`: a layout of your own, such as `topology::discover(n, cpus)` on chosen
+  /// cpus (a synthetic topology tests the per-node logic on any machine; it runs unpinned). Its
+  /// cpus count as used while the pool lives, so pools built from a worker count avoid them.
   explicit lazy_pool(tine::topology topo)
     requires(!detail::is_observed<Observer>)
-      : lazy_pool(std::move(topo), detail::observer_link<Observer>{}) {}
+      : lazy_pool(claim_cores(std::move(topo)), detail::observer_link<Observer>{}) {}
 
   /// As lazy_pool(topo), reporting to `observer` (which must outlive the pool).
   lazy_pool(tine::topology topo, Observer& observer)
     requires detail::is_observed<Observer>
-      : lazy_pool(std::move(topo), detail::observer_link<Observer>(observer)) {}
+      : lazy_pool(claim_cores(std::move(topo)), detail::observer_link<Observer>(observer)) {}
 
   /// Waits until every piece of work given to the pool has finished, then stops the workers.
   ~lazy_pool() { this->shutdown("lazy_pool"); }
@@ -98,8 +102,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   }
 
  private:
-  lazy_pool(tine::topology topo, detail::observer_link<Observer> link)
-      : base(std::move(topo), std::move(link)),
+  lazy_pool(claimed_topology placed, detail::observer_link<Observer> link)
+      : base(std::move(placed), std::move(link)),
         m_sleep(std::make_unique<event_count[]>(this->size())),
         m_nodes(std::make_unique<node_state[]>(this->topology().numa_nodes())) {
     for (std::size_t i = 0; i < this->size(); ++i) {
@@ -121,11 +125,11 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     std::vector<std::size_t> members;
   };
 
-  static tine::topology discover(std::size_t n) {
+  static claimed_topology claim_cores_for(std::size_t n) {
     if (n == 0) {
       detail::throw_no_workers("lazy_pool");
     }
-    return tine::topology::discover(n);
+    return claim_least_used_cores(n);
   }
 
   void schedule_to(std::size_t i, submit_node* node) noexcept {

@@ -24,6 +24,7 @@
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_hooks.hpp>
+#include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/victim_policy.hpp>
@@ -115,7 +116,9 @@ class pool_base {
   /// The number of workers.
   std::size_t size() const noexcept { return m_workers.size(); }
 
-  /// The places the workers were laid out on (and pinned to, where the topology has cpus).
+  /// The places the workers were laid out on (and pinned to, where the topology has cpus). For
+  /// a pool built from a worker count, the cores other pools of the process used least when it
+  /// was built (see cpu_claims.hpp).
   const tine::topology& topology() const noexcept { return m_topology; }
 
   /// Worker `i` as a scheduler of its own: `co_await tine::resume_on(pool.worker(i))`. The
@@ -148,8 +151,13 @@ class pool_base {
     std::thread thread;
   };
 
-  explicit pool_base(tine::topology topo, observer_link<Observer> link = {})
-      : m_topology(std::move(topo)), m_policy(m_topology), m_observer(std::move(link)) {
+  /// The pool's places and its claim on their cpus, held until the pool is gone (after its
+  /// workers are joined), so that pools built meanwhile avoid those cpus.
+  explicit pool_base(claimed_topology placed, observer_link<Observer> link = {})
+      : m_topology(std::move(placed.places)),
+        m_claim(std::move(placed.claim)),
+        m_policy(m_topology),
+        m_observer(std::move(link)) {
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
       m_workers.push_back(std::make_unique<worker_slot>(m_topology.size() == 1));
@@ -383,6 +391,7 @@ class pool_base {
   }
 
   tine::topology m_topology;
+  cpu_claim m_claim;  // destroyed after the derived destructor has joined the workers
   Policy m_policy;
   std::vector<std::unique_ptr<worker_slot>> m_workers;
   [[no_unique_address]] observer_link<Observer> m_observer;

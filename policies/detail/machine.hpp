@@ -23,10 +23,13 @@ struct usable_core {
 };
 
 /// The usable cores in placement order and the topological distance between any two of them
-/// (row-major cores.size() x cores.size(), zero diagonal, symmetric).
+/// (row-major cores.size() x cores.size(), zero diagonal, symmetric); and every cpu the machine
+/// has, usable or not, as far as it is known (any order; topology adds the cores' cpus), so that
+/// a cpu asked for by index that does not exist can be told from one the process may not use.
 struct machine {
   std::vector<usable_core> cores;
   std::vector<unsigned> distances;
+  std::vector<unsigned> all_cpus;
 };
 
 /// Finds the machine; at least one core. Throws std::runtime_error, its message starting with

@@ -215,6 +215,223 @@ BOOST_AUTO_TEST_CASE(hwloc_synthetic_shared_l2_is_a_level) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(topology_on_chosen_cpus)
+
+BOOST_AUTO_TEST_CASE(every_usable_cpu_is_the_whole_machine) {
+  const std::vector<unsigned> allowed = allowed_cpus();
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{8}}) {
+    BOOST_TEST_CONTEXT("n_workers = " << n) {
+      BOOST_TEST((tine::topology::discover(n, allowed) == tine::topology::discover(n)));
+      // Order and duplicates do not matter.
+      std::vector<unsigned> shuffled(allowed.rbegin(), allowed.rend());
+      shuffled.push_back(allowed.front());
+      BOOST_TEST((tine::topology::discover(n, shuffled) == tine::topology::discover(n)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_cpu_takes_every_worker) {
+  for (unsigned only : allowed_cpus()) {
+    const std::vector<unsigned> cpus{only};
+    const tine::topology topo = tine::topology::discover(3, cpus);
+    BOOST_TEST_CONTEXT("cpu " << only) {
+      check_well_formed(topo);
+      BOOST_TEST(topo.size() == 3U);
+      BOOST_TEST(topo.numa_nodes() == 1U);
+      for (std::size_t i = 0; i < topo.size(); ++i) {
+        BOOST_TEST((topo.cpu(i) == std::optional<unsigned>{only}));
+        BOOST_TEST(topo.numa_node(i) == 0U);
+        BOOST_TEST(topo.distance(0, i) == 0U);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(two_cpus_keep_their_distance) {
+  const std::vector<unsigned> allowed = allowed_cpus();
+  if (allowed.size() < 2) {
+    return;  // one cpu: covered by one_cpu_takes_every_worker
+  }
+  // The last and first cpus, given in that order: the places follow the machine's order.
+  const std::vector<unsigned> cpus{allowed.back(), allowed.front()};
+  const tine::topology whole = tine::topology::discover(allowed.size(), allowed);
+  const tine::topology topo = tine::topology::discover(4, cpus);
+  check_well_formed(topo);
+  std::size_t first = whole.size();
+  std::size_t last = whole.size();
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    first = whole.cpu(i) == allowed.front() && first == whole.size() ? i : first;
+    last = whole.cpu(i) == allowed.back() && last == whole.size() ? i : last;
+  }
+  BOOST_REQUIRE(first < whole.size());
+  BOOST_REQUIRE(last < whole.size());
+  std::set<unsigned> used;
+  for (std::size_t i = 0; i < topo.size(); ++i) {
+    used.insert(*topo.cpu(i));
+  }
+  BOOST_TEST((used == std::set<unsigned>{allowed.front(), allowed.back()}));
+  const bool same_core = whole.distance(first, last) == 0;
+  if (!same_core) {
+    // Two cores: workers alternate between them in the machine's order, and keep its distance.
+    BOOST_TEST((topo.cpu(0) == topo.cpu(2)));
+    BOOST_TEST((topo.cpu(1) == topo.cpu(3)));
+    BOOST_TEST((topo.cpu(0) != topo.cpu(1)));
+    BOOST_TEST(topo.distance(0, 1) == whole.distance(first, last));
+    BOOST_TEST(topo.distance(0, 2) == 0U);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(cpus_outside_the_process_are_left_out) {
+  const affinity_guard restore;
+  const std::vector<unsigned> allowed = allowed_cpus();
+  if (allowed.size() < 2) {
+    return;  // nothing to narrow
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(allowed.front(), &one);
+  // The test binary is single-threaded here, so the thread's binding is the process's.
+  BOOST_REQUIRE_EQUAL(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+
+  // Asked for both, the process may use one: that one.
+  const tine::topology topo = tine::topology::discover(2, allowed);
+  BOOST_TEST((topo.cpu(0) == std::optional<unsigned>{allowed.front()}));
+  BOOST_TEST((topo.cpu(1) == std::optional<unsigned>{allowed.front()}));
+
+  // Asked for the other one only: nothing left, and the message says what was asked and allowed.
+  const std::vector<unsigned> other{allowed.back()};
+  BOOST_CHECK_EXCEPTION(tine::topology::discover(1, other), std::invalid_argument,
+                        [&](const auto& e) {
+                          return message_is(
+                              e, "tine::topology::discover: this process may not run on any of "
+                                 "the cpus " +
+                                     std::to_string(allowed.back()) + " (it may run on " +
+                                     std::to_string(allowed.front()) + ")");
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(unknown_and_empty_sets_throw_with_a_precise_message) {
+  const std::vector<unsigned> none;
+  BOOST_CHECK_EXCEPTION(tine::topology::discover(1, none), std::invalid_argument,
+                        [](const auto& e) {
+                          return message_is(e,
+                                            "tine::topology::discover: the set of cpus to lay "
+                                            "workers on is empty");
+                        });
+  const std::vector<unsigned> absurd{allowed_cpus().front(), 1000000};
+  BOOST_CHECK_EXCEPTION(
+      tine::topology::discover(1, absurd), std::invalid_argument, [](const auto& e) {
+        const std::string text = e.what();
+        const std::string start =
+            "tine::topology::discover: there is no cpu 1000000 on this machine (its cpus are ";
+        BOOST_TEST(text.substr(0, start.size()) == start);
+        return text.substr(0, start.size()) == start;
+      });
+  BOOST_CHECK_EXCEPTION(tine::topology::discover(0, absurd), std::invalid_argument,
+                        [](const auto& e) {
+                          return message_is(
+                              e, "tine::topology::discover: n_workers must be at least 1, got 0");
+                        });
+}
+
+BOOST_AUTO_TEST_CASE(hwloc_synthetic_one_node_of_two) {
+  const env_guard fake{"HWLOC_SYNTHETIC", "pack:2 [numa] l3:1 l2:4 core:1 pu:2"};
+  if (!tine::topology::discovers_with_hwloc()) {
+    return;  // nobody reads HWLOC_SYNTHETIC
+  }
+  // cpus 8 and 10: the first threads of cores 4 and 5, both on the second node, renumbered 0.
+  const std::vector<unsigned> second_node{10, 8};
+  const tine::topology topo = tine::topology::discover(3, second_node);
+  check_well_formed(topo);
+  BOOST_TEST(topo.numa_nodes() == 1U);
+  BOOST_TEST((topo.cpu(0) == std::optional<unsigned>{8}));
+  BOOST_TEST((topo.cpu(1) == std::optional<unsigned>{10}));
+  BOOST_TEST((topo.cpu(2) == std::optional<unsigned>{8}));  // no other thread of core 4 kept
+  BOOST_TEST(topo.distance(0, 1) == 1U);
+  // Across the nodes: two nodes, distance 2.
+  const std::vector<unsigned> across{0, 9};
+  const tine::topology both = tine::topology::discover(2, across);
+  BOOST_TEST(both.numa_nodes() == 2U);
+  BOOST_TEST(both.numa_node(1) == 1U);
+  BOOST_TEST(both.distance(0, 1) == 2U);
+  BOOST_CHECK_EXCEPTION(
+      tine::topology::discover(1, std::vector<unsigned>{16}), std::invalid_argument,
+      [](const auto& e) {
+        return message_is(e,
+                          "tine::topology::discover: there is no cpu 16 on this machine (its "
+                          "cpus are 0-15)");
+      });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(topology_avoiding)
+
+/// Place i of `a` and place `offset + i` of `b` are alike (cpu, node), and so are the distances.
+void check_same_places(const tine::topology& a, const tine::topology& b, std::size_t offset) {
+  BOOST_REQUIRE_LE(a.size() + offset, b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    BOOST_TEST((a.cpu(i) == b.cpu(offset + i)));
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      BOOST_TEST(a.distance(i, j) == b.distance(offset + i, offset + j));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(nothing_counted_is_discover) {
+  const std::vector<std::size_t> none;
+  const std::vector<std::size_t> zeros(64, 0);
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{5}}) {
+    BOOST_TEST((tine::topology::discover_avoiding(n, none) == tine::topology::discover(n)));
+    BOOST_TEST((tine::topology::discover_avoiding(n, zeros) == tine::topology::discover(n)));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_worker_counted_is_the_next_worker_of_discover) {
+  // A worker on discover's first place: a new layout of n workers is places 1..n of
+  // discover(n + 1), whatever the machine (one cpu, one core of two threads, several cores).
+  const unsigned first = *tine::topology::discover(1).cpu(0);
+  std::vector<std::size_t> counted(first + 1, 0);
+  counted[first] = 1;
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{5}}) {
+    BOOST_TEST_CONTEXT("n_workers = " << n) {
+      const tine::topology topo = tine::topology::discover_avoiding(n, counted);
+      check_well_formed(topo);
+      check_same_places(topo, tine::topology::discover(n + 1), 1);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(busy_cpus_are_avoided_in_the_synthetic_machine) {
+  const env_guard fake{"HWLOC_SYNTHETIC", "pack:2 [numa] l3:1 l2:4 core:1 pu:2"};
+  if (!tine::topology::discovers_with_hwloc()) {
+    return;
+  }
+  // The first node full (one worker on each core's first thread): two new workers go to the
+  // second node, which is then node 0 of the new topology, the only one.
+  std::vector<std::size_t> counted(16, 0);
+  for (unsigned core = 0; core < 4; ++core) {
+    counted[2 * core] = 1;
+  }
+  const tine::topology topo = tine::topology::discover_avoiding(2, counted);
+  check_well_formed(topo);
+  BOOST_TEST(topo.numa_nodes() == 1U);
+  BOOST_TEST((topo.cpu(0) == std::optional<unsigned>{8}));
+  BOOST_TEST((topo.cpu(1) == std::optional<unsigned>{10}));
+  // Ten workers: the four free cores first, then each core's least used thread.
+  const tine::topology ten = tine::topology::discover_avoiding(10, counted);
+  check_well_formed(ten);
+  BOOST_TEST(ten.numa_nodes() == 2U);
+  const std::vector<unsigned> expected{8, 10, 12, 14, 1, 3, 5, 7, 9, 11};
+  for (std::size_t k = 0; k < ten.size(); ++k) {
+    BOOST_TEST((ten.cpu(k) == std::optional<unsigned>{expected[k]}));
+  }
+  BOOST_TEST(ten.numa_node(0) == 1U);  // nodes keep hwloc's order
+  BOOST_TEST(ten.numa_node(4) == 0U);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(topology_source)
 
 BOOST_AUTO_TEST_CASE(discovered_topology_says_how_it_was_found) {
