@@ -208,7 +208,7 @@ class deque {
 
   /// Owner only. Pushes `value` at the bottom; doubles the buffer first if it is full. Throws
   /// std::bad_alloc if that growth fails, in which case the deque is unchanged.
-  void push(T value) {
+  TINE_ALWAYS_INLINE void push(T value) {
     // relaxed: only the owner writes `bottom`, and we are the owner.
     const index b = m_bottom.load(std::memory_order_relaxed);
     // acquire (normal build): synchronises with the seq_cst CAS of the thief that last advanced
@@ -225,7 +225,7 @@ class deque {
   }
 
   /// Owner only. Takes the most recently pushed item, or returns nullopt if there is none.
-  std::optional<T> pop() noexcept {
+  TINE_ALWAYS_INLINE std::optional<T> pop() noexcept {
     // relaxed: owner-only variable.
     const index b = m_bottom.load(std::memory_order_relaxed) - 1;
     // relaxed: owner-only variable.
@@ -275,7 +275,7 @@ class deque {
   /// Owner only, and only while no other thread can call `steal` (a deque nobody else steals
   /// from, such as a single-worker scheduler's: its owner steals from itself only when idle).
   /// Same result as `pop` without the store-load fence, which is most of pop's cost.
-  std::optional<T> pop_unshared() noexcept {
+  TINE_ALWAYS_INLINE std::optional<T> pop_unshared() noexcept {
     // relaxed throughout: no other thread reads or writes `top` or `bottom` concurrently.
     const index b = m_bottom.load(std::memory_order_relaxed) - 1;
     const index t = m_top.load(std::memory_order_relaxed);

@@ -164,7 +164,8 @@ struct final_awaitable {
   bool await_ready() const noexcept { return false; }
 
   template <typename Promise>
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) const noexcept {
+  TINE_ALWAYS_INLINE std::coroutine_handle<> await_suspend(
+      std::coroutine_handle<Promise> self) const noexcept {
     frame* f = &self.promise().frame_header;
     if (TINE_UNLIKELY(f->in_scope) && !join_at_end(f)) {
       return std::noop_coroutine();

@@ -97,7 +97,7 @@ class worker_runtime {
 
   /// Owner: offers the continuation of `parent` to thieves; throws std::bad_alloc if the deque
   /// cannot grow.
-  void push(frame* parent) { m_deque.push(parent); }
+  TINE_ALWAYS_INLINE void push(frame* parent) { m_deque.push(parent); }
 
   /// Owner: takes back the most recent continuation of the deque.
   TINE_ALWAYS_INLINE std::optional<frame*> pop() noexcept {

@@ -153,7 +153,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   /// task, so a sleeper of any node is woken too if there is one (a best effort: a worker that
   /// falls asleep just now re-checks the queue in try_sleep anyway).
   void wake_for_shared() noexcept {
-    if (m_sleep[this->next_worker()].notify_one()) {
+    // relaxed: only a preference.
+    if (m_sleep[m_last_taker.load(std::memory_order_relaxed)].notify_one()) {
       return;
     }
     for (std::size_t h = 0; h < this->topology().numa_nodes(); ++h) {
@@ -237,7 +238,14 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
       return true;
     }
     if (!deques_first && this->run_shared_submission(
-                             me, ctx, [this, g] { become_runner(g); },
+                             me, ctx,
+                             [this, g, me] {
+                               become_runner(g);
+                               // relaxed: a preference; written only when it changes.
+                               if (m_last_taker.load(std::memory_order_relaxed) != me) {
+                                 m_last_taker.store(me, std::memory_order_relaxed);
+                               }
+                             },
                              [this, g] { become_thief(g); })) {
       deques_next = true;
       return true;
@@ -352,6 +360,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   std::vector<std::size_t> m_node_of;
   // Workers running something they took; written on every submission and successful steal.
   alignas(64) std::atomic<std::uint32_t> m_running{0};
+  // The worker that last took a shared submission: the one woken for the next.
+  alignas(64) std::atomic<std::size_t> m_last_taker{0};
 };
 
 /// `tine::lazy_pool pool;` (and with a worker count or a topology): the default victim policy.
