@@ -21,8 +21,8 @@
 ///   reads the node's sleeper count first: one read when nobody sleeps.
 /// - `worker(i).schedule` queues on worker i and wakes it (only it can pop its own queue).
 ///   `schedule` from outside the pool queues on the pool's shared queue, which any worker takes
-///   from, and wakes the next worker round-robin, or if that one was awake (perhaps busy with a
-///   long task) a sleeper of any node.
+///   from, and wakes the worker that last took from it, or if that one was awake (perhaps busy
+///   with a long task) a sleeper of any node.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -147,11 +147,12 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     }
   }
 
-  /// After a push to the shared queue: makes sure a worker comes to take it. The next worker
-  /// round-robin is told through its own event count, which cannot lose the wake-up: it either
-  /// sees the submission in try_sleep or is woken. If it was not asleep it may be running a long
-  /// task, so a sleeper of any node is woken too if there is one (a best effort: a worker that
-  /// falls asleep just now re-checks the queue in try_sleep anyway).
+  /// After a push to the shared queue: makes sure a worker comes to take it. The worker that last
+  /// took a shared submission (its core the likeliest to be awake) is told through its own event
+  /// count, which cannot lose the wake-up: it either sees the submission in try_sleep or is
+  /// woken. If it was not asleep it may be running a long task, so a sleeper of any node is woken
+  /// instead if there is one (a best effort: a worker that falls asleep just now re-checks the
+  /// queue in try_sleep anyway).
   void wake_for_shared() noexcept {
     // relaxed: only a preference.
     if (m_sleep[m_last_taker.load(std::memory_order_relaxed)].notify_one()) {

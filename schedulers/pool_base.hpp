@@ -226,12 +226,6 @@ class pool_base {
     return size();
   }
 
-  /// The next worker round-robin (to wake for a shared submission).
-  std::size_t next_worker() noexcept {
-    // relaxed: only spreads the choice; any interleaving is fine.
-    return m_next.fetch_add(1, std::memory_order_relaxed) % size();
-  }
-
   /// Whether the shared queue is empty (a snapshot).
   bool shared_empty() const noexcept { return m_shared.empty(); }
 
@@ -395,9 +389,7 @@ class pool_base {
   Policy m_policy;
   std::vector<std::unique_ptr<worker_slot>> m_workers;
   [[no_unique_address]] observer_link<Observer> m_observer;
-  // Separate lines: lazy_pool's external submissions write m_next, idle busy workers poll m_stop
-  // (the shared queue aligns its own lines).
-  alignas(64) std::atomic<std::size_t> m_next{0};
+  // Its own line: idle busy workers poll it (the shared queue aligns its own lines).
   alignas(64) std::atomic<bool> m_stop{false};
   shared_submissions m_shared;
 };
