@@ -167,13 +167,16 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stats_agree_with_the_counting_observer, Kind, kind
       row += n;
     }
     BOOST_TEST(row == s.steals);
-    BOOST_TEST(s.busy.count() > 0);
+    // Outside submissions go to the shared queue, so which workers run anything is up to timing:
+    // a worker was busy for a while exactly when it ran a submission or a stolen continuation.
+    BOOST_TEST((s.busy.count() > 0) == (s.submissions + s.steals > 0));
     if (!Kind::lazy) {
       BOOST_TEST(s.asleep.count() == 0);
     }
   }
   const tine::worker_report total = r.total();
   BOOST_TEST(total.submissions == o.count.total().submissions);
+  BOOST_TEST(total.busy.count() > 0);
   BOOST_TEST(total.stack_high_water > 0u);
   const std::string table = r.to_string();
   std::ostringstream printed;
