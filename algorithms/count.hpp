@@ -29,6 +29,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -63,7 +64,9 @@ struct add_counts {
 
 /// The algorithm: `pred` lives in this frame, the leaves refer to it.
 template <typename D, typename I, typename P>
-task<D> count_run(I first, std::size_t n, P pred, std::size_t leaf) {
+task<D> count_run(param<I> first_in, std::size_t n, param<P> pred_in, std::size_t leaf) {
+  I& first = arg(first_in);
+  P& pred = arg(pred_in);
   if (n == 0) {
     co_return D(0);
   }

@@ -23,6 +23,7 @@
 #include <ranges>
 #include <utility>
 
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -48,7 +49,9 @@ struct fill_body {
 
 /// The algorithm: the value lives in this frame, the leaves refer to it.
 template <typename I, typename T>
-task<I> fill_run(I first, std::size_t n, T value, std::size_t leaf) {
+task<I> fill_run(param<I> first_in, std::size_t n, param<T> value_in, std::size_t leaf) {
+  I& first = arg(first_in);
+  T& value = arg(value_in);
   if (n != 0) {
     const fill_body<I, T> body{first, &value};
     co_await call(split_for<fill_body<I, T>>, &body, std::size_t{0}, n, leaf);

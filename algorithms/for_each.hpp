@@ -22,6 +22,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -47,7 +48,9 @@ struct for_each_body {
 
 /// The algorithm: `f` lives in this frame, the leaves refer to it.
 template <typename I, typename F>
-task<void> for_each_run(I first, std::size_t n, F f, std::size_t leaf) {
+task<void> for_each_run(param<I> first_in, std::size_t n, param<F> f_in, std::size_t leaf) {
+  I& first = arg(first_in);
+  F& f = arg(f_in);
   if (n == 0) {
     co_return;
   }

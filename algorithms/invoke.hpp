@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
@@ -59,8 +60,8 @@ task<void> invoke_one(void* p) {
 
 /// The callables are this frame's parameters; the children refer to them.
 template <typename... F>
-task<void> invoke_run(F... fs) {
-  std::array<invoke_entry, sizeof...(F)> entries = {invoke_entry{&fs, &invoke_one<F>}...};
+task<void> invoke_run(param<F>... fs) {
+  std::array<invoke_entry, sizeof...(F)> entries = {invoke_entry{&arg(fs), &invoke_one<F>}...};
   // A child that could not start (no memory for its frame) must not keep the others from
   // running: its exception is kept, the others are started, and it is rethrown after the join.
   // The exceptions of the callables themselves wait in the frame for the join (or come out of

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -51,7 +52,11 @@ struct map_body {
 
 /// The algorithm: `f` lives in this frame, the leaves refer to it.
 template <typename I, typename O, typename F>
-task<O> map_run(I first, std::size_t n, O out, F f, std::size_t leaf) {
+task<O> map_run(param<I> first_in, std::size_t n, param<O> out_in, param<F> f_in,
+                std::size_t leaf) {
+  I& first = arg(first_in);
+  O& out = arg(out_in);
+  F& f = arg(f_in);
   if (n != 0) {
     const map_body<I, O, F> body{first, out, &f};
     co_await call(split_for<map_body<I, O, F>>, &body, std::size_t{0}, n, leaf);

@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -88,8 +89,11 @@ std::size_t count_not_after(const Ops* ops, I1 a, std::size_t na, I2 b) {
 /// If any piece throws, the pieces that finished are undone, so the runs again hold all their
 /// elements (in some order), and the first exception is rethrown.
 template <typename Ops, typename I1, typename I2, typename O>
-task<void> merge_rec(const Ops* ops, I1 a, std::size_t na, I2 b, std::size_t nb, O out,
-                     bool* done) {
+task<void> merge_rec(const Ops* ops, param<I1> a_in, std::size_t na, param<I2> b_in,
+                     std::size_t nb, param<O> out_in, bool* done) {
+  I1& a = arg(a_in);
+  I2& b = arg(b_in);
+  O& out = arg(out_in);
   // A piece with at most one element in each run cannot be split into two smaller ones.
   if (na + nb <= ops->grain || (na <= 1 && nb <= 1)) {
     ops->leaf(a, na, b, nb, out);
@@ -158,8 +162,14 @@ struct copy_merge_ops {
 
 /// The algorithm, once both inputs are iterators and sizes.
 template <typename I1, typename I2, typename O, typename Comp, typename P1, typename P2>
-task<O> merge_run(I1 a, std::size_t na, I2 b, std::size_t nb, O out, Comp comp, P1 proj1, P2 proj2,
-                  grain g) {
+task<O> merge_run(param<I1> a_in, std::size_t na, param<I2> b_in, std::size_t nb, param<O> out_in,
+                  param<Comp> comp_in, param<P1> proj1_in, param<P2> proj2_in, grain g) {
+  I1& a = arg(a_in);
+  I2& b = arg(b_in);
+  O& out = arg(out_in);
+  Comp& comp = arg(comp_in);
+  P1& proj1 = arg(proj1_in);
+  P2& proj2 = arg(proj2_in);
   const copy_merge_ops<Comp, P1, P2> ops{std::move(comp), std::move(proj1), std::move(proj2),
                                          leaf_size(na + nb, g, workers_here())};
   bool done = false;
@@ -170,7 +180,14 @@ task<O> merge_run(I1 a, std::size_t na, I2 b, std::size_t nb, O out, Comp comp, 
 
 /// For a second range that is a temporary owning its elements: moved into this task's frame.
 template <typename R2, typename I1, typename O, typename Comp, typename P1, typename P2>
-task<O> merge_owning(R2 r2, I1 a, std::size_t na, O out, Comp comp, P1 proj1, P2 proj2, grain g) {
+task<O> merge_owning(param<R2> r2_in, param<I1> a_in, std::size_t na, param<O> out_in,
+                     param<Comp> comp_in, param<P1> proj1_in, param<P2> proj2_in, grain g) {
+  R2& r2 = arg(r2_in);
+  I1& a = arg(a_in);
+  O& out = arg(out_in);
+  Comp& comp = arg(comp_in);
+  P1& proj1 = arg(proj1_in);
+  P2& proj2 = arg(proj2_in);
   using I2 = std::ranges::iterator_t<R2>;
   O end{};  // a random-access iterator is default-constructible
   co_await call(&end, merge_run<I1, I2, O, Comp, P1, P2>, a, na, std::ranges::begin(r2),

@@ -27,6 +27,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -84,7 +85,11 @@ struct fold_leaf {
 /// The algorithm: `init op fold(elements)`. The source (with its transform) and `op` live in
 /// this frame; the leaves refer to them.
 template <typename T, typename Source, typename Op>
-task<result_for<T>> fold_run(Source source, std::size_t n, T init, Op op, std::size_t leaf) {
+task<result_for<T>> fold_run(param<Source> source_in, std::size_t n, param<T> init_in,
+                             param<Op> op_in, std::size_t leaf) {
+  Source& source = arg(source_in);
+  T& init = arg(init_in);
+  Op& op = arg(op_in);
   if (n == 0) {
     co_return result_for<T>(std::move(init));
   }

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -128,7 +129,12 @@ void sums_to_prefixes(std::optional<T>* sums, std::size_t blocks, std::optional<
 }
 
 template <bool Inclusive, typename I, typename O, typename T, typename Op>
-task<O> scan_run(I first, std::size_t n, O out, std::optional<T> init, Op op, std::size_t leaf) {
+task<O> scan_run(param<I> first_in, std::size_t n, param<O> out_in,
+                 param<std::optional<T>> init_in, param<Op> op_in, std::size_t leaf) {
+  I& first = arg(first_in);
+  O& out = arg(out_in);
+  std::optional<T>& init = arg(init_in);
+  Op& op = arg(op_in);
   if (n == 0) {
     co_return out;
   }

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -88,14 +89,24 @@ task<void> search_split(search_state<Test>* s, std::size_t lo, std::size_t hi) {
 /// holds, and returns `answer(index)`, `answer(n)` when there is none. `test` lives in this
 /// frame, the leaves refer to it.
 template <typename Test, typename Answer>
-task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size_t n, bool leftmost,
-                                                            std::size_t leaf, Answer answer) {
+task<std::invoke_result_t<Answer&, std::size_t>> search_task(param<Test> test_in, std::size_t n,
+                                                             bool leftmost, std::size_t leaf,
+                                                             param<Answer> answer_in) {
+  Test& test = arg(test_in);
+  Answer& answer = arg(answer_in);
   search_state<Test> s{&test, leaf, leftmost, {n}};
   if (n != 0) {
     co_await call(search_split<Test>, &s, std::size_t{0}, n);
     co_await join();
   }
   co_return answer(s.bound.load(std::memory_order_relaxed));
+}
+
+/// search_task with its types deduced.
+template <typename Test, typename Answer>
+task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size_t n, bool leftmost,
+                                                            std::size_t leaf, Answer answer) {
+  return search_task<Test, Answer>(std::move(test), n, leftmost, leaf, std::move(answer));
 }
 
 /// Holds at `i` when `pred(first[i])` is `Wanted`.

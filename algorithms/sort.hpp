@@ -46,6 +46,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -372,7 +373,11 @@ task<void> sort_rec(const State* s, std::size_t lo, std::size_t n) {
 
 /// The algorithm on `[first, first + n)`; returns its end.
 template <bool Stable, typename I, typename Comp, typename Proj>
-task<I> sort_run(I first, std::size_t n, Comp comp, Proj proj, std::size_t leaf) {
+task<I> sort_run(param<I> first_in, std::size_t n, param<Comp> comp_in, param<Proj> proj_in,
+                 std::size_t leaf) {
+  I& first = arg(first_in);
+  Comp& comp = arg(comp_in);
+  Proj& proj = arg(proj_in);
   using state = sort_state<I, Comp, Proj, Stable>;
   using T = typename state::value_type;
   const I last = at(first, n);

@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/input.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/fork_call.hpp>
@@ -152,20 +153,20 @@ consteval auto prepared_result() {
 /// boxed results): `Stored` is `R&` for an lvalue, `R` for a temporary (moved into this frame).
 template <typename Impl, bool Unbox, typename Stored, typename... A>
 task<typename decltype(prepared_result<Impl, Unbox, Stored, A...>())::type> run_prepared(
-    Stored r, A... args) {
+    param<Stored> r_in, param<A>... args_in) {
   using R = std::remove_reference_t<Stored>;
-  prepared_input<R> in(r);
+  prepared_input<R> in(arg(r_in));
   prepared_view_t<R>& view = in.view();
   using X = impl_value_t<Impl, prepared_view_t<R>, A...>;
   static_assert(storable_result<X>,
                 "tine algorithm implementation: return result_for<T>, not a T that core cannot "
                 "store (entry.hpp)");
   if constexpr (std::is_void_v<X>) {
-    co_await call(Impl{}, view, std::move(args)...);
+    co_await call(Impl{}, view, std::move(arg(args_in))...);
     co_await join();
   } else {
     X out{};
-    co_await call(&out, Impl{}, view, std::move(args)...);
+    co_await call(&out, Impl{}, view, std::move(arg(args_in))...);
     co_await join();
     co_return deliver<Impl, positions_dangle<Stored>, Unbox>(in, std::move(out));
   }
