@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <tine/core/context.hpp>
+#include <tine/core/owner_fence.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/policies/cpu_claims.hpp>
@@ -34,12 +35,31 @@
 #include <tine/schedulers/worker_activity.hpp>
 #include <tine/schedulers/worker_stats.hpp>
 
-#ifndef TINE_POOL_OWNER_FENCE
-#define TINE_POOL_OWNER_FENCE full
-#endif
-
 namespace tine {
 namespace detail {
+
+/// The most workers a pool may have for its pops to be fenced asymmetrically by default. Each
+/// steal then interrupts every running worker of the process (membarrier), so the heavy side's
+/// total cost grows with the number of workers as well as with the steals, while the saving (a
+/// locked instruction per join) stays the same per worker: 3-12% at two workers on the
+/// benchmarks, with no measurable cost. Past this size the published protocol (a full fence in
+/// every pop) is kept until a larger machine measures otherwise.
+inline constexpr std::size_t asymmetric_fence_max_workers = 8;
+
+/// The fence a pool of `workers` workers gives each of them: none for a single worker (nobody
+/// else steals from it), else TINE_POOL_OWNER_FENCE if the build defines it (`full` or
+/// `asymmetric`), else asymmetric up to asymmetric_fence_max_workers and full beyond.
+/// (asymmetric falls back to full where the system cannot provide it: worker_runtime::fence().)
+constexpr owner_fence pool_owner_fence(std::size_t workers) noexcept {
+  if (workers == 1) {
+    return owner_fence::none;
+  }
+#if defined(TINE_POOL_OWNER_FENCE)
+  return owner_fence::TINE_POOL_OWNER_FENCE;
+#else
+  return workers <= asymmetric_fence_max_workers ? owner_fence::asymmetric : owner_fence::full;
+#endif
+}
 
 /// The default worker count: one per hardware thread, at least one (hardware_concurrency() may
 /// return 0 when it does not know).
@@ -139,9 +159,7 @@ class pool_base {
 
  protected:
   struct alignas(64) worker_slot {
-    // A single worker is the only thread that ever steals from its deque (only when idle).
-    explicit worker_slot(bool alone)
-        : context(1024, alone ? owner_fence::none : owner_fence::TINE_POOL_OWNER_FENCE) {}
+    explicit worker_slot(std::size_t workers) : context(1024, detail::pool_owner_fence(workers)) {}
 
     worker_context context;
     // Written by the worker alone; read by stats() and the destructor.
@@ -160,7 +178,7 @@ class pool_base {
         m_observer(std::move(link)) {
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
-      m_workers.push_back(std::make_unique<worker_slot>(m_topology.size() == 1));
+      m_workers.push_back(std::make_unique<worker_slot>(m_topology.size()));
       m_workers.back()->context.set_worker_count(m_topology.size());
     }
   }

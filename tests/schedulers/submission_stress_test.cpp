@@ -109,19 +109,32 @@ BOOST_AUTO_TEST_CASE(lazy_pool_on_two_nodes) {
 tine::task<tine::owner_fence> fence_here() { co_return tine::current_worker()->fence(); }
 
 // The pools' workers use the fence the build chose (TINE_POOL_OWNER_FENCE, docs/build.md; this
-// file is also built with it set to asymmetric), a single worker none at all.
+// file is also built with it set to full) or, by default, the asymmetric one up to
+// asymmetric_fence_max_workers and the full one beyond; a single worker none at all.
 BOOST_TEST_DECORATOR(*boost::unit_test::timeout(60))
 BOOST_AUTO_TEST_CASE_TEMPLATE(workers_use_the_chosen_fence, Pool, pool_types) {
-#if defined(TINE_TEST_EXPECT_ASYMMETRIC)
-  const tine::owner_fence shared = tine::detail::asymmetric_fences_supported()
-                                       ? tine::owner_fence::asymmetric
-                                       : tine::owner_fence::full;
+  constexpr std::size_t big = tine::detail::asymmetric_fence_max_workers + 1;
+#if defined(TINE_TEST_EXPECT_FULL)
+  const tine::owner_fence small_pool = tine::owner_fence::full;
 #else
-  const tine::owner_fence shared = tine::owner_fence::full;
+  // Where the system cannot split the fence (or under TSan), asymmetric falls back to full.
+  const tine::owner_fence small_pool = tine::detail::asymmetric_fences_supported()
+                                           ? tine::owner_fence::asymmetric
+                                           : tine::owner_fence::full;
 #endif
-  Pool two(2);
-  for (std::size_t i = 0; i < 2; ++i) {
-    BOOST_TEST((tine::sync_wait(two.worker(i), fence_here) == shared));
+  const tine::owner_fence big_pool = tine::owner_fence::full;
+  const auto check = [](Pool& pool, tine::owner_fence expected) {
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      BOOST_TEST((tine::sync_wait(pool.worker(i), fence_here) == expected));
+    }
+  };
+  {
+    Pool two(2);
+    check(two, small_pool);
+  }
+  {
+    Pool many(big);
+    check(many, big_pool);
   }
   Pool one(1);
   BOOST_TEST((tine::sync_wait(one, fence_here) == tine::owner_fence::none));
