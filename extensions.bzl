@@ -8,12 +8,21 @@ same repository rule and attributes, so both setups probe the same library the s
 Linted only: no Bazel with bzlmod is available where tine is tested (docs/build.md).
 """
 
-load("//:repositories.bzl", "BOOST_TEST_REPOSITORY", "GTEST_REPOSITORY", "HWLOC_REPOSITORY")
+load(
+    "//:repositories.bzl",
+    "BOOST_TEST_REPOSITORY",
+    "GTEST_REPOSITORY",
+    "HWLOC_REPOSITORY",
+    "MPI_REPOSITORY",
+)
 load("//tools:repo_rules.bzl", "tine_system_library")
 
 def _tine_deps_impl(_module_ctx):
     # No tags: every module that uses the extension gets the same repositories.
     tine_system_library(**HWLOC_REPOSITORY)
+
+    # For //distributed; fetched only when a target needs it.
+    tine_system_library(**MPI_REPOSITORY)
 
     # For //testing's conformance kit adapters; fetched only when a target needs them.
     tine_system_library(**BOOST_TEST_REPOSITORY)
@@ -21,6 +30,7 @@ def _tine_deps_impl(_module_ctx):
 
 tine_deps = module_extension(
     implementation = _tine_deps_impl,
-    doc = "The system-library repositories tine needs (hwloc as @tine_hwloc), and the test " +
+    doc = "The system-library repositories tine needs (hwloc as @tine_hwloc, MPI as @tine_mpi), "
+          "and the test " +
           "frameworks of its conformance kit (@tine_boost_test, @tine_gtest).",
 )

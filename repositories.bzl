@@ -81,6 +81,27 @@ int main(int argc, char** argv) { testing::InitGoogleTest(&argc, argv); return R
     main_linkopts = ["-lgtest_main"],
 )
 
+# MPI for //distributed (MPICH: docs/distributed.md says why), fetched only when a target
+# that uses it is built. Its headers come from MPICH's own directory, not the generic
+# /usr/include/.../mpi, which Debian points at whichever MPI was installed last.
+MPI_REPOSITORY = dict(
+    name = "tine_mpi",
+    library = "MPI (MPICH)",
+    target = "mpi",
+    debian_package = "libmpich-dev mpich",
+    header_globs = [
+        "/usr/include/*-linux-gnu*/mpich/mpi.h",
+        "/usr/include/*-linux-gnu*/mpich/mpi_proto.h",
+        "/usr/include/*-linux-gnu*/mpich/mpio.h",
+    ],
+    probe = """#include <mpi.h>
+int main() { int v = 0, sub = 0; MPI_Get_version(&v, &sub); return v >= 3 ? 0 : 1; }
+""",
+    # No C++ bindings (mpicxx.h): tine uses the C API.
+    defines = ["MPICH_SKIP_MPICXX"],
+    linkopts = ["-lmpich", "-pthread"],
+)
+
 def tine_dependencies():
     """What building and using the library needs."""
 
@@ -104,6 +125,7 @@ def tine_dependencies():
     maybe(tine_coverage_stub, name = "remote_coverage_tools")
 
     maybe(tine_system_library, **HWLOC_REPOSITORY)
+    maybe(tine_system_library, **MPI_REPOSITORY)
 
 def tine_testing_dependencies():
     """The test frameworks of the conformance kit's adapters (//testing).

@@ -46,6 +46,7 @@ packages=(
   libbenchmark-dev
   libssl-dev        # libcrypto's SHA-1 for a benchmark
   libomp-dev        # LLVM's OpenMP runtime, for a benchmark peer
+  libmpich-dev mpich  # MPI for distributed/ (MPICH: docs/distributed.md says why)
 )
 if [ "$with_doxygen" = 1 ]; then
   packages+=(doxygen)  # the API reference (tools/check_api_reference.sh)

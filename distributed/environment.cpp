@@ -1,0 +1,121 @@
+#include <tine/distributed/environment.hpp>
+
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+namespace tine::mpi {
+namespace detail {
+namespace {
+
+bool randomisation_disabled_system_wide() {
+  std::FILE* f = std::fopen("/proc/sys/kernel/randomize_va_space", "r");
+  if (f == nullptr) {
+    return false;
+  }
+  int level = -1;
+  const bool read = std::fscanf(f, "%d", &level) == 1;
+  std::fclose(f);
+  return read && level == 0;
+}
+
+}  // namespace
+
+void restart_without_randomisation(char** argv) {
+  const int current = ::personality(0xffffffff);
+  if (current == -1 || (current & ADDR_NO_RANDOMIZE) != 0 || randomisation_disabled_system_wide()) {
+    return;
+  }
+  if (const char* keep = std::getenv("TINE_MPI_KEEP_ASLR"); keep != nullptr && keep[0] == '1') {
+    return;
+  }
+  if (::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
+    return;  // not permitted here: check_same_layout says what to do
+  }
+  ::setenv("TINE_MPI_RESTARTED", "1", 1);
+  ::execv("/proc/self/exe", argv);
+  // Still here: exec failed. Put the personality back and let check_same_layout decide.
+  ::personality(static_cast<unsigned long>(current));
+  ::unsetenv("TINE_MPI_RESTARTED");
+}
+
+void check_same_layout(MPI_Comm comm) {
+  // One address in this program's code, one in the C library and one in the C++ library: frames
+  // hold resume functions (the program), and locals may hold pointers into either library.
+  const std::uint64_t mine[3] = {
+      reinterpret_cast<std::uintptr_t>(&check_same_layout),
+      reinterpret_cast<std::uintptr_t>(&std::memcpy),
+      reinterpret_cast<std::uintptr_t>(&typeid(std::exception)),
+  };
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<std::uint64_t> all(3 * static_cast<std::size_t>(size));
+  MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, comm);
+  for (int r = 1; r < size; ++r) {
+    for (int i = 0; i < 3; ++i) {
+      if (all[3 * static_cast<std::size_t>(r) + i] != all[i]) {
+        static const char* const what[3] = {"the program's code", "the C library",
+                                            "the C++ library"};
+        if (rank == 0) {
+          std::fprintf(stderr,
+                       "tine: fatal: tine::mpi::environment: %s is not at the same address on "
+                       "rank 0 and rank %d, so a continuation cannot move between them. tine "
+                       "turns address-space randomisation off by itself unless it may not "
+                       "(personality(2) refused, or TINE_MPI_KEEP_ASLR=1): run the program "
+                       "under `setarch -R`, or set kernel.randomize_va_space=0, and make every "
+                       "rank run the same executable.\n",
+                       what[i], r);
+        }
+        MPI_Barrier(comm);
+        MPI_Abort(comm, 1);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+bool environment::restarted_without_randomisation() noexcept {
+  const char* v = std::getenv("TINE_MPI_RESTARTED");
+  return v != nullptr && v[0] == '1';
+}
+
+environment::environment(int& argc, char**& argv) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  int provided = 0;
+  if (initialised != 0) {
+    MPI_Query_thread(&provided);
+  } else {
+    detail::restart_without_randomisation(argv);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    m_owns = true;
+  }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    std::fprintf(stderr,
+                 "tine: fatal: tine::mpi::environment: MPI provides thread level %d, and tine "
+                 "needs MPI_THREAD_MULTIPLE (%d)%s\n",
+                 provided, MPI_THREAD_MULTIPLE,
+                 m_owns ? "" : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  detail::check_same_layout(MPI_COMM_WORLD);
+}
+
+environment::~environment() {
+  if (m_owns) {
+    MPI_Finalize();
+  }
+}
+
+}  // namespace tine::mpi

@@ -1,0 +1,64 @@
+#ifndef TINE_DISTRIBUTED_ENVIRONMENT_HPP
+#define TINE_DISTRIBUTED_ENVIRONMENT_HPP
+
+/// \file environment.hpp
+/// `tine::mpi::environment`: MPI's lifetime for a tine program, and the one property of the
+/// process layout that distributed continuation stealing needs from the system.
+///
+/// A continuation that moves to another rank is resumed from a copy of its frame's bytes, and a
+/// coroutine frame holds code addresses (its resume function, the vtables of its locals): the
+/// copy is valid only if the code sits at the same address on every rank. The environment makes
+/// sure of that before MPI starts: when address-space layout randomisation is on, it turns it off
+/// for this process (`personality(ADDR_NO_RANDOMIZE)`) and executes the program again, once, with
+/// the same arguments; then it checks across ranks that code, the C library and the C++ library
+/// are at the same addresses, and stops the program with a message saying what to do if not.
+/// Everything the program did before constructing the environment is therefore done twice:
+/// construct it first in `main`.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <mpi.h>
+
+namespace tine::mpi {
+
+class environment {
+ public:
+  /// Initialises MPI with `MPI_THREAD_MULTIPLE` (tine's progress thread and the worker both call
+  /// MPI) after making the process layout the same on every rank (see the file comment), or, if
+  /// the application has initialised MPI itself, adopts it: then the application keeps the duty
+  /// to finalise it, and must have asked for `MPI_THREAD_MULTIPLE`. Collective over
+  /// `MPI_COMM_WORLD`. Stops the program with a message when MPI gives a lower thread level or
+  /// the layout differs between ranks.
+  environment(int& argc, char**& argv);
+
+  /// Finalises MPI if this environment initialised it. Collective.
+  ~environment();
+
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+
+  /// True when this environment called `MPI_Init_thread` (and will call `MPI_Finalize`).
+  bool owns_mpi() const noexcept { return m_owns; }
+
+  /// Whether address-space layout randomisation was on and the program was executed again
+  /// without it (see the file comment).
+  static bool restarted_without_randomisation() noexcept;
+
+ private:
+  bool m_owns = false;
+};
+
+namespace detail {
+
+/// Stops the program if code and libraries are not at the same addresses on every rank of
+/// `comm` (collective). Called by the environment; exposed for tests.
+void check_same_layout(MPI_Comm comm);
+
+/// Turns address-space randomisation off and executes the program again, unless it is already
+/// off or `TINE_MPI_KEEP_ASLR=1` (for a test of the check itself). Returns if nothing was done.
+void restart_without_randomisation(char** argv);
+
+}  // namespace detail
+}  // namespace tine::mpi
+
+#endif  // TINE_DISTRIBUTED_ENVIRONMENT_HPP

@@ -1,0 +1,61 @@
+#ifndef TINE_DISTRIBUTED_PROGRESS_THREAD_HPP
+#define TINE_DISTRIBUTED_PROGRESS_THREAD_HPP
+
+/// \file progress_thread.hpp
+/// Makes one-sided MPI operations aimed at this rank complete while its worker computes.
+///
+/// A thief steals from a busy victim with MPI_Get and atomics on the victim's windows, and the
+/// victim's worker, following the work-first principle, makes no MPI call on its fork/join fast
+/// path. MPI libraries on one machine mostly complete such operations only when the target
+/// process itself enters MPI (measured for MPICH 4.0 and Open MPI 4.1 in docs/distributed.md),
+/// so without help a steal would wait for the victim's next MPI call, which may be never. This
+/// thread enters MPI every `interval` and sleeps in between: a steal waits at most about one
+/// interval for each of its operations, and the thread costs a wake-up per interval instead of
+/// the spinning core of MPICH's own asynchronous progress thread (`MPICH_ASYNC_PROGRESS=1`,
+/// which makes this one unnecessary: it then does not start).
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <mpi.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+namespace tine::mpi {
+
+class progress_thread {
+ public:
+  static constexpr std::chrono::microseconds default_interval{20};
+
+  /// Starts polling MPI on a duplicate of `comm` (collective: MPI_Comm_dup), unless MPICH's own
+  /// asynchronous progress is on.
+  explicit progress_thread(MPI_Comm comm, std::chrono::microseconds interval = default_interval);
+
+  /// Stops and joins the thread. Collective (MPI_Comm_free).
+  ~progress_thread();
+
+  progress_thread(const progress_thread&) = delete;
+  progress_thread& operator=(const progress_thread&) = delete;
+
+  /// False when MPI makes progress by itself (MPICH_ASYNC_PROGRESS=1) and no thread runs.
+  bool running() const noexcept { return m_thread.joinable(); }
+
+  /// How many times the thread has entered MPI so far.
+  std::uint64_t polls() const noexcept { return m_polls.load(std::memory_order_relaxed); }
+
+ private:
+  void run(std::chrono::microseconds interval);
+
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  // relaxed is enough for both: `stop` is only a request (join() synchronises the rest), and
+  // `polls` is a statistic.
+  std::atomic<bool> m_stop{false};
+  std::atomic<std::uint64_t> m_polls{0};
+  std::thread m_thread;
+};
+
+}  // namespace tine::mpi
+
+#endif  // TINE_DISTRIBUTED_PROGRESS_THREAD_HPP

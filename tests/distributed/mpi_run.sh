@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs a test program on N ranks with MPICH's mpiexec, oversubscribed on this machine's cores:
+#   mpi_run.sh N SECONDS PROGRAM [ARGS...]
+# A run that has not ended after SECONDS fails (a hang is a failure, not a stuck suite).
+# With EXPECT_FAILURE=TEXT in the environment the program must instead fail, and its output
+# must contain TEXT (a misuse that tine stops with a message).
+set -u
+ranks="${1:?usage: mpi_run.sh N SECONDS PROGRAM [ARGS...]}"
+limit="${2:?}"
+shift 2
+mpiexec=$(command -v mpiexec.mpich || command -v mpiexec.hydra || true)
+if [ -z "$mpiexec" ]; then
+  echo "FAIL: mpiexec.mpich not found; install it with: apt-get install mpich"
+  exit 1
+fi
+# Hydra starts local ranks itself (no ssh); the sandbox has no other host anyway.
+out=$(timeout --kill-after=10 "$limit" "$mpiexec" -launcher fork -n "$ranks" "$@" 2>&1)
+rc=$?
+echo "$out"
+echo "---- mpiexec -n $ranks exit status: $rc"
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+  echo "FAIL: not finished within $limit s"
+  exit 1
+fi
+if [ -n "${EXPECT_FAILURE:-}" ]; then
+  if [ $rc -eq 0 ]; then
+    echo "FAIL: expected a failure naming: $EXPECT_FAILURE"
+    exit 1
+  fi
+  if ! grep -qF -- "$EXPECT_FAILURE" <<<"$out"; then
+    echo "FAIL: the failure does not say: $EXPECT_FAILURE"
+    exit 1
+  fi
+  echo "PASS: failed as expected, saying: $EXPECT_FAILURE"
+  exit 0
+fi
+exit $rc
