@@ -30,7 +30,7 @@ def _tine_deps_impl(_module_ctx):
 
 tine_deps = module_extension(
     implementation = _tine_deps_impl,
-    doc = "The system-library repositories tine needs (hwloc as @tine_hwloc, MPI as @tine_mpi), "
-          "and the test " +
-          "frameworks of its conformance kit (@tine_boost_test, @tine_gtest).",
+    doc = "The system-library repositories tine needs (hwloc as @tine_hwloc, MPI as " +
+          "@tine_mpi), and the test frameworks of its conformance kit (@tine_boost_test, " +
+          "@tine_gtest).",
 )

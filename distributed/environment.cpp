@@ -102,11 +102,12 @@ environment::environment(int& argc, char**& argv) {
     m_owns = true;
   }
   if (provided < MPI_THREAD_MULTIPLE) {
-    std::fprintf(stderr,
-                 "tine: fatal: tine::mpi::environment: MPI provides thread level %d, and tine "
-                 "needs MPI_THREAD_MULTIPLE (%d)%s\n",
-                 provided, MPI_THREAD_MULTIPLE,
-                 m_owns ? "" : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
+    std::fprintf(
+        stderr,
+        "tine: fatal: tine::mpi::environment: MPI provides thread level %d, and tine "
+        "needs MPI_THREAD_MULTIPLE (%d)%s\n",
+        provided, MPI_THREAD_MULTIPLE,
+        m_owns ? "" : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   detail::check_same_layout(MPI_COMM_WORLD);

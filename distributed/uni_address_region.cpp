@@ -59,9 +59,9 @@ uni_address_region::uni_address_region(MPI_Comm comm, std::size_t slice_bytes) {
   }
   if (m_base == nullptr) {
     MPI_Comm_free(&m_comm);
-    throw std::runtime_error(
-        "tine::mpi::uni_address_region: no address range of " + std::to_string(total) +
-        " bytes is free on every rank (try a smaller slice)");
+    throw std::runtime_error("tine::mpi::uni_address_region: no address range of " +
+                             std::to_string(total) +
+                             " bytes is free on every rank (try a smaller slice)");
   }
   m_bump = slice_begin(m_rank);
   MPI_Win_create(m_base, static_cast<MPI_Aint>(total), 1, MPI_INFO_NULL, m_comm, &m_window);
@@ -81,8 +81,7 @@ void uni_address_region::fetch(int from, void* p, std::size_t n) const {
     return;  // the bytes are already here (and MPI may not copy a range onto itself)
   }
   const MPI_Aint offset = static_cast<std::byte*>(p) - m_base;
-  MPI_Get(p, static_cast<int>(n), MPI_BYTE, from, offset, static_cast<int>(n), MPI_BYTE,
-          m_window);
+  MPI_Get(p, static_cast<int>(n), MPI_BYTE, from, offset, static_cast<int>(n), MPI_BYTE, m_window);
   MPI_Win_flush(from, m_window);
 }
 
@@ -91,8 +90,7 @@ void uni_address_region::store(int to, const void* p, std::size_t n) const {
     return;
   }
   const MPI_Aint offset = static_cast<const std::byte*>(p) - m_base;
-  MPI_Put(p, static_cast<int>(n), MPI_BYTE, to, offset, static_cast<int>(n), MPI_BYTE,
-          m_window);
+  MPI_Put(p, static_cast<int>(n), MPI_BYTE, to, offset, static_cast<int>(n), MPI_BYTE, m_window);
   MPI_Win_flush(to, m_window);
 }
 

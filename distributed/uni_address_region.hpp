@@ -95,7 +95,7 @@ class uni_address_region {
   std::size_t m_slice = 0;
   int m_rank = 0;
   int m_size = 1;
-  std::byte* m_bump = nullptr;  ///< First never-allocated byte of this rank's slice.
+  std::byte* m_bump = nullptr;          ///< First never-allocated byte of this rank's slice.
   std::array<void*, classes> m_free{};  ///< Free blocks of each size class, linked through them.
   std::size_t m_in_use = 0;
 };

@@ -19,13 +19,13 @@ namespace {
 int failures = 0;
 int my_rank = 0;
 
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                   \
-      ++failures;                                                                            \
-    }                                                                                        \
+                   #cond);                                                                    \
+      ++failures;                                                                             \
+    }                                                                                         \
   } while (0)
 
 // A stand-in for a frame with its stack allocations: nodes linked by pointers into the same
@@ -172,8 +172,8 @@ int main(int argc, char** argv) {
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (my_rank == 0) {
-    std::printf("region_test: %s (%d failed checks over all ranks)\n", total == 0 ? "passed" : "FAILED",
-                total);
+    std::printf("region_test: %s (%d failed checks over all ranks)\n",
+                total == 0 ? "passed" : "FAILED", total);
   }
   return total == 0 ? 0 : 1;
 }
