@@ -1,0 +1,44 @@
+#include <tine/distributed/rank_topology.hpp>
+
+#include <map>
+#include <stdexcept>
+
+namespace tine::mpi {
+
+topology rank_topology_from_machines(const std::vector<int>& machine_of_rank) {
+  const std::size_t n = machine_of_rank.size();
+  if (n == 0) {
+    throw std::invalid_argument("tine::mpi::rank_topology_from_machines: no ranks");
+  }
+  // Dense node indices in the order machines first appear (that is, of their lowest rank).
+  std::map<int, std::size_t> index;
+  std::vector<std::size_t> node(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    node[r] = index.try_emplace(machine_of_rank[r], index.size()).first->second;
+  }
+  std::vector<unsigned> distances(n * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      distances[i * n + j] = i == j ? 0U : node[i] == node[j] ? 1U : 2U;
+    }
+  }
+  return topology::from_distances(std::move(node), std::move(distances));
+}
+
+topology rank_topology(MPI_Comm comm) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // A machine's label: the lowest rank (in `comm`) of the ranks that share its memory.
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  int label = 0;
+  MPI_Allreduce(&rank, &label, 1, MPI_INT, MPI_MIN, local);
+  MPI_Comm_free(&local);
+  std::vector<int> labels(static_cast<std::size_t>(size));
+  MPI_Allgather(&label, 1, MPI_INT, labels.data(), 1, MPI_INT, comm);
+  return rank_topology_from_machines(labels);
+}
+
+}  // namespace tine::mpi
