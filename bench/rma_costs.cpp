@@ -11,6 +11,7 @@
 
 #include <tine/distributed/environment.hpp>
 #include <tine/distributed/progress_thread.hpp>
+#include <tine/distributed/rma_deque.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
 #include <sys/resource.h>
@@ -75,6 +76,13 @@ int main(int argc, char** argv) {
   if (with_thread) {
     progress = std::make_unique<tine::mpi::progress_thread>(MPI_COMM_WORLD);
   }
+  // Rank 1 offers items for steals (the deque part of stealing a continuation).
+  tine::mpi::rma_deque deque(MPI_COMM_WORLD, std::size_t{1} << 14);
+  if (rank == 1) {
+    for (std::uint64_t i = 0; i < (std::uint64_t{1} << 13); ++i) {
+      deque.push(i);
+    }
+  }
   // Rank 1's slice: a counter word, a flag word, and a 64 KiB block standing in for frames.
   auto* words = reinterpret_cast<std::int64_t*>(region.slice_begin(1));
   std::byte* block = region.slice_begin(1) + 4096;
@@ -131,6 +139,14 @@ int main(int argc, char** argv) {
       time_op(name.c_str(), samples, [&] { region.fetch(1, block, bytes); });
     }
     time_op("put (8 B)", samples, [&] { region.store(1, &words[3], sizeof(std::int64_t)); });
+    int stolen = 0;
+    int busy = 0;
+    time_op("rma_deque steal (success)", std::min(samples, 4000), [&] {
+      const auto got = deque.steal(1);
+      stolen += got.what == tine::mpi::rma_deque::status::success ? 1 : 0;
+      busy += got.what == tine::mpi::rma_deque::status::busy ? 1 : 0;
+    });
+    std::printf("(%d of those steals succeeded, %d found the lock taken)\n", stolen, busy);
     // Release rank 1.
     MPI_Accumulate(&one, 1, MPI_INT64_T, 1, offset(&words[1]), 1, MPI_INT64_T, MPI_REPLACE, win);
     MPI_Win_flush(1, win);

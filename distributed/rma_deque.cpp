@@ -24,7 +24,11 @@ rma_deque::rma_deque(MPI_Comm comm, std::size_t capacity) : m_capacity(capacity)
   }
   MPI_Comm_dup(comm, &m_comm);
   MPI_Comm_rank(m_comm, &m_rank);
-  const auto bytes = static_cast<MPI_Aint>((first_slot + capacity) * sizeof(std::int64_t));
+  // Whole cache lines: MPICH 4.0 (ch4) lays out the segments of a shared-memory window wrongly
+  // when a rank's size is not a multiple of 16 bytes, and every other rank then sees this rank's
+  // words one word off (found by rma_deque_test's neighbour steals).
+  const auto bytes =
+      static_cast<MPI_Aint>(((first_slot + capacity) * sizeof(std::int64_t) + 63) / 64 * 64);
   MPI_Win_allocate(bytes, sizeof(std::int64_t), MPI_INFO_NULL, m_comm, &m_words, &m_window);
   for (std::size_t i = 0; i < first_slot + capacity; ++i) {
     m_words[i] = 0;

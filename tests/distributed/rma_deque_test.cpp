@@ -60,6 +60,31 @@ void check_single_rank_rules() {
   CHECK(threw);
 }
 
+// Each rank pushes items its neighbour then steals, all of them, oldest first: the thief must
+// see exactly the owner's words (a window laid out differently on the two sides would not).
+void check_neighbour_steals(MPI_Comm comm) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  for (const std::size_t capacity : {std::size_t{4}, std::size_t{1024}, std::size_t{1} << 14}) {
+    tine::mpi::rma_deque d(comm, capacity);
+    const std::uint64_t count = capacity - 1;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      CHECK(d.push((static_cast<std::uint64_t>(my_rank) << 32) + i * 3 + 1));
+    }
+    MPI_Barrier(comm);
+    const int victim = (my_rank + 1) % size;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto got = d.steal(victim);
+      CHECK(got.what == tine::mpi::rma_deque::status::success);
+      CHECK(got.value == (static_cast<std::uint64_t>(victim) << 32) + i * 3 + 1);
+    }
+    CHECK(d.steal(victim).what == tine::mpi::rma_deque::status::empty);
+    MPI_Barrier(comm);
+    CHECK(d.size() == 0);
+    CHECK(!d.pop().has_value());
+  }
+}
+
 void check_concurrent(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
@@ -147,6 +172,7 @@ int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   check_single_rank_rules();
+  check_neighbour_steals(MPI_COMM_WORLD);
   check_concurrent(MPI_COMM_WORLD);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
