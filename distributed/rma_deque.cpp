@@ -1,6 +1,7 @@
 #include <tine/distributed/rma_deque.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 
 namespace tine::mpi {
@@ -74,9 +75,20 @@ std::optional<std::uint64_t> rma_deque::pop() noexcept {
   // seq_cst fence: Dekker's store-load order against the thieves' increment of `top` (see the
   // file comment).
   std::atomic_thread_fence(std::memory_order_seq_cst);
+#if defined(TINE_RMA_DEQUE_WIDEN_RACE)
+  // Test builds only (rma_deque_race_test): when one item is left, hold the window between the
+  // store of `bottom` and the load of `top` open long enough for thieves to land in it, so the
+  // path below runs.
+  if (word(m_words, top_word).load(std::memory_order_relaxed) == b) {
+    for (const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+         std::chrono::steady_clock::now() < until;) {
+    }
+  }
+#endif
   std::int64_t t = word(m_words, top_word).load(std::memory_order_relaxed);
   if (t > b) {
     // A thief may be taking the last item: give it back, then decide under the lock.
+    ++m_contended_pops;
     word(m_words, bottom_word).store(b + 1, std::memory_order_relaxed);
     while (!lock(m_rank)) {
     }

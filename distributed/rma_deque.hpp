@@ -84,6 +84,10 @@ class rma_deque {
   /// MPI calls made by this rank's steals and by its pops that took the lock.
   std::uint64_t rma_operations() const noexcept { return m_rma_operations; }
 
+  /// Owner: pops that found a thief possibly racing for the last item and decided under the
+  /// lock.
+  std::uint64_t contended_pops() const noexcept { return m_contended_pops; }
+
  private:
   struct control;  // lock, top, bottom: the first words of the window
 
@@ -97,6 +101,7 @@ class rma_deque {
   std::size_t m_capacity = 0;
   int m_rank = 0;
   std::uint64_t m_rma_operations = 0;
+  std::uint64_t m_contended_pops = 0;
 };
 
 }  // namespace tine::mpi
