@@ -66,8 +66,10 @@ bool rma_deque::push(std::uint64_t item) noexcept {
 
 std::optional<std::uint64_t> rma_deque::pop() noexcept {
   const std::int64_t b = word(m_words, bottom_word).load(std::memory_order_relaxed) - 1;
-  // Empty (thieves took everything): nothing to race for, and no lock to take. relaxed: a stale
-  // `top` is only ever smaller, which sends us down the careful path below.
+  // Empty (thieves took everything): nothing to race for, and no lock to take. relaxed: a `top`
+  // older than the latest is smaller and sends us down the careful path below; one larger than
+  // the item's index is a thief's increment in flight, and since `bottom` is untouched here that
+  // thief's check succeeds and it takes the item, so reporting none is right.
   if (word(m_words, top_word).load(std::memory_order_relaxed) > b) {
     return std::nullopt;
   }
