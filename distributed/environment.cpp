@@ -70,10 +70,11 @@ void check_same_layout(MPI_Comm comm) {
           std::fprintf(stderr,
                        "tine: fatal: tine::mpi::environment: %s is not at the same address on "
                        "rank 0 and rank %d, so a continuation cannot move between them. tine "
-                       "turns address-space randomisation off by itself unless it may not "
-                       "(personality(2) refused, or TINE_MPI_KEEP_ASLR=1): run the program "
-                       "under `setarch -R`, or set kernel.randomize_va_space=0, and make every "
-                       "rank run the same executable.\n",
+                       "turns address-space randomisation off by itself unless it may not (MPI "
+                       "was initialised before the environment, personality(2) refused, or "
+                       "TINE_MPI_KEEP_ASLR=1): run the program under `setarch -R`, or set "
+                       "kernel.randomize_va_space=0, and make every rank run the same "
+                       "executable.\n",
                        what[i], r);
         }
         MPI_Barrier(comm);

@@ -13,7 +13,8 @@
 /// the same arguments; then it checks across ranks that code, the C library and the C++ library
 /// are at the same addresses, and stops the program with a message saying what to do if not.
 /// Everything the program did before constructing the environment is therefore done twice:
-/// construct it first in `main`.
+/// construct it first in `main`. A program that initialises MPI itself cannot be executed again
+/// (MPI is running): start it under `setarch -R` (each rank: `mpiexec -n 4 setarch -R ./app`).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -1,0 +1,73 @@
+// tine::mpi::environment when the application initialised MPI itself (run by mpiexec): with
+// MPI_THREAD_MULTIPLE it is adopted and left for the application to finalise; with a lower
+// thread level (argument "single") the program is stopped with a message saying what to do.
+// Also: a uni-address region too large for the address space is refused on every rank.
+
+#include <tine/distributed/environment.hpp>
+#include <tine/distributed/progress_thread.hpp>
+#include <tine/distributed/uni_address_region.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+int failures = 0;
+int my_rank = 0;
+
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
+                   #cond);                                                                    \
+      ++failures;                                                                             \
+    }                                                                                         \
+  } while (0)
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool single = argc > 1 && std::string(argv[1]) == "single";
+  int provided = 0;
+  // The application's own initialisation, before tine's environment.
+  MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  {
+    tine::mpi::environment env(argc, argv);  // stops the program here when "single"
+    CHECK(!env.owns_mpi());
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    CHECK(initialised == 1);
+
+    // 2^46 bytes per rank cannot be reserved (a 47-bit address space holds 2^47 in all).
+    bool refused = false;
+    try {
+      tine::mpi::uni_address_region too_big(MPI_COMM_WORLD, std::size_t{1} << 46);
+    } catch (const std::runtime_error& e) {
+      refused = std::string(e.what()).find("no address range") != std::string::npos;
+    }
+    CHECK(refused);
+
+    // MPICH's own progress thread makes tine's unnecessary: it does not start.
+    if (const char* async = std::getenv("MPICH_ASYNC_PROGRESS"); async && async[0] == '1') {
+      tine::mpi::progress_thread progress(MPI_COMM_WORLD);
+      CHECK(!progress.running());
+    } else {
+      tine::mpi::progress_thread progress(MPI_COMM_WORLD);
+      CHECK(progress.running());
+    }
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  CHECK(finalized == 0);  // the environment left MPI to the application
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (my_rank == 0) {
+    std::printf("environment_test: %s (%d failed checks over all ranks)\n",
+                total == 0 ? "passed" : "FAILED", total);
+  }
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
