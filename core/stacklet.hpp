@@ -49,17 +49,37 @@ constexpr std::size_t round_to_stack_alignment(std::size_t n) noexcept {
   return (n + stack_alignment - 1) & ~(stack_alignment - 1);
 }
 
+constexpr std::size_t round_down_to_stack_alignment(std::size_t n) noexcept {
+  return n & ~(stack_alignment - 1);
+}
+
 inline constexpr std::size_t page_bytes = 4096;
 
 constexpr std::size_t round_to_page(std::size_t n) noexcept {
   return (n + page_bytes - 1) & ~(page_bytes - 1);
 }
 
+/// Where a thread's stacklets come from instead of the heap. A scheduler whose task frames must
+/// sit at addresses of its choosing (the distributed pool's, in its rank's slice of the
+/// uni-address region) installs one on its worker thread with `set_stacklet_source` before it
+/// creates the worker's context. Each stacklet remembers its source and goes back to it when
+/// freed, on whichever thread frees it.
+struct stacklet_source {
+  /// Memory for a stacklet of at least `total` bytes (its header included), aligned to
+  /// `stack_alignment`, or null when there is none. May raise `total`: the stacklet then uses the
+  /// whole block.
+  void* (*allocate)(void* self, std::size_t& total) noexcept;
+  /// Takes back a block from `allocate`, with the `total` that allocate left.
+  void (*deallocate)(void* self, void* block, std::size_t total) noexcept;
+  void* self;
+};
+
 struct alignas(stack_alignment) stacklet {
-  stacklet* prev;  ///< Older stacklet of the same stack (null at the bottom).
-  stacklet* next;  ///< Cached empty stacklet above this one, or null.
-  std::byte* sp;   ///< First free byte.
-  std::byte* end;  ///< One past the last usable byte.
+  stacklet* prev;                 ///< Older stacklet of the same stack (null at the bottom).
+  stacklet* next;                 ///< Cached empty stacklet above this one, or null.
+  std::byte* sp;                  ///< First free byte.
+  std::byte* end;                 ///< One past the last usable byte.
+  const stacklet_source* source;  ///< Where the block came from; null: the heap (or the OS).
 
   std::byte* base() noexcept { return reinterpret_cast<std::byte*>(this + 1); }
   std::size_t capacity() noexcept { return static_cast<std::size_t>(end - base()); }
@@ -97,20 +117,37 @@ inline void free_stacklet_memory(void* p, std::size_t total) noexcept {
   ::operator delete (p, std::align_val_t{stack_alignment});
 }
 
+/// The calling thread's stacklet source (null: the heap). Read through an accessor: stacklets
+/// are made inside tasks, which may move between threads (see TINE_TLS_ACCESSOR).
+inline thread_local const stacklet_source* tls_stacklet_source = nullptr;
+
+TINE_TLS_ACCESSOR const stacklet_source* read_tls_stacklet_source() noexcept {
+  return tls_stacklet_source;
+}
+
+/// Makes `source` (null: the heap) where the calling thread's new stacklets come from. `source`
+/// must outlive every stacklet made from it.
+inline void set_stacklet_source(const stacklet_source* source) noexcept {
+  tls_stacklet_source = source;
+}
+
 /// A new, empty stacklet with room for at least `bytes`, or null when memory is short.
 inline stacklet* try_make_stacklet(std::size_t bytes, stacklet* prev) noexcept {
   bytes = round_to_stack_alignment(bytes);
   if (bytes + sizeof(stacklet) >= mapped_stacklet_bytes) {
     bytes = round_to_page(bytes + sizeof(stacklet)) - sizeof(stacklet);
   }
-  void* raw = allocate_stacklet_memory(sizeof(stacklet) + bytes);
+  std::size_t total = sizeof(stacklet) + bytes;
+  const stacklet_source* source = read_tls_stacklet_source();
+  void* raw =
+      source != nullptr ? source->allocate(source->self, total) : allocate_stacklet_memory(total);
   if (raw == nullptr) {
     return nullptr;
   }
-  auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr};
+  auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr, source};
   s->sp = s->base();
-  s->end = s->base() + bytes;
-  note_stacklet_allocated(sizeof(stacklet) + bytes);
+  s->end = static_cast<std::byte*>(raw) + round_down_to_stack_alignment(total);
+  note_stacklet_allocated(total);
   return s;
 }
 
@@ -126,8 +163,13 @@ inline stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
 /// Out of line: stack code inlined into every task's body (a join adopting a stack, trimming a
 /// cache) frees stacklets, and this, heap call and observer note included, stays out of it.
 TINE_NOINLINE inline void free_stacklet(stacklet* s) noexcept {
-  note_stacklet_freed(sizeof(stacklet) + s->capacity());
-  free_stacklet_memory(s, sizeof(stacklet) + s->capacity());
+  const std::size_t total = sizeof(stacklet) + s->capacity();
+  note_stacklet_freed(total);
+  if (const stacklet_source* source = s->source; source != nullptr) {
+    source->deallocate(source->self, s, total);
+    return;
+  }
+  free_stacklet_memory(s, total);
 }
 
 /// Frees every stacklet of the stack whose top is `top` (its cache and all older stacklets).

@@ -39,7 +39,15 @@ void* reserve_at(std::uintptr_t where, std::size_t bytes) {
 
 }  // namespace
 
-uni_address_region::uni_address_region(MPI_Comm comm, std::size_t slice_bytes) {
+uni_address_region::uni_address_region(MPI_Comm comm, std::size_t slice_bytes)
+    : m_stacklets{[](void* self, std::size_t& total) noexcept -> void* {
+                    total = block_bytes(total);
+                    return static_cast<uni_address_region*>(self)->allocate(total);
+                  },
+                  [](void* self, void* block, std::size_t total) noexcept {
+                    static_cast<uni_address_region*>(self)->deallocate(block, total);
+                  },
+                  this} {
   MPI_Comm_dup(comm, &m_comm);
   MPI_Comm_rank(m_comm, &m_rank);
   MPI_Comm_size(m_comm, &m_size);
@@ -100,6 +108,10 @@ std::size_t uni_address_region::class_of(std::size_t bytes) noexcept {
     ++c;
   }
   return c;
+}
+
+std::size_t uni_address_region::block_bytes(std::size_t bytes) noexcept {
+  return std::size_t{1} << (min_block_log2 + class_of(bytes));
 }
 
 void* uni_address_region::allocate(std::size_t bytes) noexcept {

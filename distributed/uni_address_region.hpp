@@ -25,6 +25,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <tine/core/stacklet.hpp>
+
 namespace tine::mpi {
 
 class uni_address_region {
@@ -81,6 +83,15 @@ class uni_address_region {
   /// Bytes of this rank's slice handed out by allocate() and not yet returned.
   std::size_t allocated_bytes() const noexcept { return m_in_use; }
 
+  /// The size of the block allocate(bytes) hands out: the next power of two from 8 KiB.
+  static std::size_t block_bytes(std::size_t bytes) noexcept;
+
+  /// This rank's slice as a source of stacklets: install it on the worker thread
+  /// (`tine::detail::set_stacklet_source`) before the worker's context is created, and every task
+  /// frame and stack allocation of that worker lives in the slice. Each stacklet takes a whole
+  /// block. Owner thread only, like allocate().
+  const tine::detail::stacklet_source* stacklet_source() const noexcept { return &m_stacklets; }
+
   MPI_Win window() const noexcept { return m_window; }
 
  private:
@@ -98,6 +109,7 @@ class uni_address_region {
   std::byte* m_bump = nullptr;          ///< First never-allocated byte of this rank's slice.
   std::array<void*, classes> m_free{};  ///< Free blocks of each size class, linked through them.
   std::size_t m_in_use = 0;
+  tine::detail::stacklet_source m_stacklets;
 };
 
 }  // namespace tine::mpi

@@ -7,6 +7,10 @@
 #include <tine/distributed/progress_thread.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
+#include <tine/core/core.hpp>
+
+#include "tests/sourced_scheduler.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -123,6 +127,60 @@ void check_region(MPI_Comm comm) {
   region.deallocate(b, 20000);
 }
 
+const tine::mpi::uni_address_region* region_of_frames = nullptr;
+bool frames_in_slice = true;
+
+void note_frame(const void* local) {
+  if (region_of_frames->home_rank(local) != my_rank) {
+    frames_in_slice = false;
+  }
+}
+
+tine::task<long> fib(int n) {
+  long a = 0;
+  note_frame(&a);
+  if (n < 2) {
+    co_return n;
+  }
+  long b = 0;
+  co_await tine::fork(&a, fib, n - 1);
+  co_await tine::call(&b, fib, n - 2);
+  co_await tine::join();
+  co_return a + b;
+}
+
+// Children's results in a stack allocation, as UTS's variant with children in stack_alloc.
+tine::task<long> tree(int depth) {
+  if (depth == 0) {
+    co_return 1;
+  }
+  auto parts = co_await tine::stack_alloc<long>(3);
+  note_frame(parts.data());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    co_await tine::fork(&parts[i], tree, depth - 1);
+  }
+  co_await tine::join();
+  co_return 1 + parts[0] + parts[1] + parts[2];
+}
+
+// A worker whose stacklets come from this rank's slice: every frame and stack allocation of its
+// tasks is at an address of the slice, and every stacklet goes back to the slice.
+void check_frames_in_slice(tine::mpi::uni_address_region& region) {
+  region_of_frames = &region;
+  frames_in_slice = true;
+  const std::size_t before = region.allocated_bytes();
+  {
+    tine_test::sourced_scheduler sched(region.stacklet_source());
+    CHECK(region.allocated_bytes() > before);
+    CHECK(tine::sync_wait(sched, fib, 22) == 17711);
+    CHECK(tine::sync_wait(sched, tree, 7) == 3280);  // (3^8 - 1) / 2 nodes
+  }
+  CHECK(frames_in_slice);
+  CHECK(region.allocated_bytes() == before);
+  CHECK(tine::mpi::uni_address_region::block_bytes(1) == 8192);
+  CHECK(tine::mpi::uni_address_region::block_bytes(8193) == 16384);
+}
+
 // Rank 0 computes without calling MPI until a flag in its slice is set, by every other rank with
 // an MPI_Put: only a progress thread can complete those while rank 0 computes.
 void check_progress(MPI_Comm comm) {
@@ -168,6 +226,10 @@ int main(int argc, char** argv) {
   CHECK(env.owns_mpi());
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   check_region(MPI_COMM_WORLD);
+  {
+    tine::mpi::uni_address_region region(MPI_COMM_WORLD, std::size_t{64} << 20);
+    check_frames_in_slice(region);
+  }
   check_progress(MPI_COMM_WORLD);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
