@@ -27,6 +27,21 @@ bool randomisation_disabled_system_wide() {
   return read && level == 0;
 }
 
+// Ends the program on every rank of `comm` (all of them call this: the decision is collective)
+// with `message` from rank 0. A clean finalisation rather than MPI_Abort, so that mpiexec passes
+// the message on before the job ends.
+[[noreturn]] void stop_everywhere(MPI_Comm comm, const std::string& message) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr, "tine: fatal: tine::mpi::environment: %s\n", message.c_str());
+    std::fflush(stderr);
+  }
+  MPI_Barrier(comm);
+  MPI_Finalize();
+  std::exit(1);
+}
+
 }  // namespace
 
 void restart_without_randomisation(char** argv) {
@@ -55,30 +70,23 @@ void check_same_layout(MPI_Comm comm) {
       reinterpret_cast<std::uintptr_t>(&std::memcpy),
       reinterpret_cast<std::uintptr_t>(&typeid(std::exception)),
   };
-  int rank = 0;
   int size = 0;
-  MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   std::vector<std::uint64_t> all(3 * static_cast<std::size_t>(size));
   MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, comm);
+  static const char* const what[3] = {"the program's code", "the C library", "the C++ library"};
   for (int r = 1; r < size; ++r) {
     for (int i = 0; i < 3; ++i) {
-      if (all[3 * static_cast<std::size_t>(r) + i] != all[i]) {
-        static const char* const what[3] = {"the program's code", "the C library",
-                                            "the C++ library"};
-        if (rank == 0) {
-          std::fprintf(stderr,
-                       "tine: fatal: tine::mpi::environment: %s is not at the same address on "
-                       "rank 0 and rank %d, so a continuation cannot move between them. tine "
-                       "turns address-space randomisation off by itself unless it may not (MPI "
-                       "was initialised before the environment, personality(2) refused, or "
-                       "TINE_MPI_KEEP_ASLR=1): run the program under `setarch -R`, or set "
-                       "kernel.randomize_va_space=0, and make every rank run the same "
-                       "executable.\n",
-                       what[i], r);
-        }
-        MPI_Barrier(comm);
-        MPI_Abort(comm, 1);
+      if (all[3 * static_cast<std::size_t>(r) + static_cast<std::size_t>(i)] !=
+          all[static_cast<std::size_t>(i)]) {
+        stop_everywhere(
+            comm, std::string(what[i]) + " is not at the same address on rank 0 and rank " +
+                      std::to_string(r) +
+                      ", so a continuation cannot move between them. tine turns address-space "
+                      "randomisation off by itself unless it may not (MPI was initialised before "
+                      "the environment, personality(2) refused, or TINE_MPI_KEEP_ASLR=1): run "
+                      "the program under `setarch -R`, or set kernel.randomize_va_space=0, and "
+                      "make every rank run the same executable.");
       }
     }
   }
@@ -103,13 +111,12 @@ environment::environment(int& argc, char**& argv) {
     m_owns = true;
   }
   if (provided < MPI_THREAD_MULTIPLE) {
-    std::fprintf(
-        stderr,
-        "tine: fatal: tine::mpi::environment: MPI provides thread level %d, and tine "
-        "needs MPI_THREAD_MULTIPLE (%d)%s\n",
-        provided, MPI_THREAD_MULTIPLE,
-        m_owns ? "" : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    detail::stop_everywhere(
+        MPI_COMM_WORLD,
+        "MPI provides thread level " + std::to_string(provided) +
+            ", and tine needs MPI_THREAD_MULTIPLE (" + std::to_string(MPI_THREAD_MULTIPLE) + ")" +
+            (m_owns ? std::string()
+                    : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)"));
   }
   detail::check_same_layout(MPI_COMM_WORLD);
 }

@@ -12,19 +12,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/distributed/mpi_check.hpp"
+
 namespace {
 
-int failures = 0;
-int my_rank = 0;
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                    \
-      ++failures;                                                                             \
-    }                                                                                         \
-  } while (0)
+using tine_test::my_rank;
 
 }  // namespace
 
@@ -33,7 +25,7 @@ int main(int argc, char** argv) {
   int provided = 0;
   // The application's own initialisation, before tine's environment.
   MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  tine_test::start_checks();
   {
     tine::mpi::environment env(argc, argv);  // stops the program here when "single"
     CHECK(!env.owns_mpi());
@@ -62,12 +54,7 @@ int main(int argc, char** argv) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   CHECK(finalized == 0);  // the environment left MPI to the application
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (my_rank == 0) {
-    std::printf("environment_test: %s (%d failed checks over all ranks)\n",
-                total == 0 ? "passed" : "FAILED", total);
-  }
+  const int status = tine_test::finish("environment_test");
   MPI_Finalize();
-  return total == 0 ? 0 : 1;
+  return status;
 }

@@ -13,19 +13,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tests/distributed/mpi_check.hpp"
+
 namespace {
 
-int failures = 0;
-int my_rank = 0;
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                    \
-      ++failures;                                                                             \
-    }                                                                                         \
-  } while (0)
+using tine_test::my_rank;
 
 void check_this_machine(MPI_Comm comm) {
   int size = 0;
@@ -89,14 +81,9 @@ void check_two_machines() {
 
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  tine_test::start_checks();
   check_this_machine(MPI_COMM_WORLD);
   check_two_machines();
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (my_rank == 0) {
-    std::printf("rank_topology_test: %s (%d failed checks over all ranks)\n",
-                total == 0 ? "passed" : "FAILED", total);
-  }
-  return total == 0 ? 0 : 1;
+  const int status = tine_test::finish("rank_topology_test");
+  return status;
 }

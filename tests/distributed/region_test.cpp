@@ -18,19 +18,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "tests/distributed/mpi_check.hpp"
+
 namespace {
 
-int failures = 0;
-int my_rank = 0;
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                    \
-      ++failures;                                                                             \
-    }                                                                                         \
-  } while (0)
+using tine_test::my_rank;
 
 // A stand-in for a frame with its stack allocations: nodes linked by pointers into the same
 // block, as a coroutine frame's locals point at each other and at stack_alloc storage.
@@ -224,18 +216,13 @@ void check_progress(MPI_Comm comm) {
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   CHECK(env.owns_mpi());
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  tine_test::start_checks();
   check_region(MPI_COMM_WORLD);
   {
     tine::mpi::uni_address_region region(MPI_COMM_WORLD, std::size_t{64} << 20);
     check_frames_in_slice(region);
   }
   check_progress(MPI_COMM_WORLD);
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (my_rank == 0) {
-    std::printf("region_test: %s (%d failed checks over all ranks)\n",
-                total == 0 ? "passed" : "FAILED", total);
-  }
-  return total == 0 ? 0 : 1;
+  const int status = tine_test::finish("region_test");
+  return status;
 }

@@ -14,19 +14,11 @@
 #include <cstring>
 #include <vector>
 
+#include "tests/distributed/mpi_check.hpp"
+
 namespace {
 
-int failures = 0;
-int my_rank = 0;
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                    \
-      ++failures;                                                                             \
-    }                                                                                         \
-  } while (0)
+using tine_test::my_rank;
 
 constexpr int blocks = 200;
 
@@ -97,18 +89,13 @@ void check_remote_frees(MPI_Comm comm, tine::mpi::uni_address_region& region) {
 
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  tine_test::start_checks();
   {
     tine::mpi::uni_address_region region(MPI_COMM_WORLD, std::size_t{16} << 20);
     tine::mpi::progress_thread progress(MPI_COMM_WORLD);
     check_local_rules(region);
     check_remote_frees(MPI_COMM_WORLD, region);
   }
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (my_rank == 0) {
-    std::printf("remote_objects_test: %s (%d failed checks over all ranks)\n",
-                total == 0 ? "passed" : "FAILED", total);
-  }
-  return total == 0 ? 0 : 1;
+  const int status = tine_test::finish("remote_objects_test");
+  return status;
 }

@@ -18,19 +18,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tests/distributed/mpi_check.hpp"
+
 namespace {
 
-int failures = 0;
-int my_rank = 0;
-
-#define CHECK(cond)                                                                           \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__, __LINE__, \
-                   #cond);                                                                    \
-      ++failures;                                                                             \
-    }                                                                                         \
-  } while (0)
+using tine_test::my_rank;
 
 void check_single_rank_rules() {
   // On this rank alone (a duplicate of COMM_SELF): LIFO pops, FIFO steals, full and empty.
@@ -183,16 +175,11 @@ void check_concurrent(MPI_Comm comm, int rounds) {
 
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+  tine_test::start_checks();
   check_single_rank_rules();
   check_neighbour_steals(MPI_COMM_WORLD);
   // More rounds for a longer run by hand: rma_deque_test_program ROUNDS.
   check_concurrent(MPI_COMM_WORLD, argc > 1 ? std::atoi(argv[1]) : 3000);
-  int total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (my_rank == 0) {
-    std::printf("rma_deque_test: %s (%d failed checks over all ranks)\n",
-                total == 0 ? "passed" : "FAILED", total);
-  }
-  return total == 0 ? 0 : 1;
+  const int status = tine_test::finish("rma_deque_test");
+  return status;
 }
