@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <new>
 
+#include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/submission_queue.hpp>
@@ -93,6 +94,43 @@ class worker_context {
   /// stacklets from and to the heap) to `binding` (see worker_hooks.hpp); null stops reporting.
   /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
   void observe(const hook_binding* binding) noexcept { m_runtime.set_hooks(binding); }
+
+  /// This worker's forks offer their continuations on `queue` instead of the context's deque,
+  /// and its returning children take them back from there (null: the deque again); thieves
+  /// then take them from `queue` by its own means and run them with resume_stolen(). For
+  /// schedulers whose thieves cannot reach this context, such as a distributed pool's. Owner,
+  /// between two pieces of work, with the deque empty (else a documented abort); `queue` must
+  /// outlive its installation.
+  void set_continuation_queue(continuation_queue* queue) noexcept {
+    if (detail::tls_runtime != &m_runtime) {
+      detail::fatal(
+          "worker_context::set_continuation_queue: called on a thread this context is not bound "
+          "to");
+    }
+    if (!detail::stack_is_empty(m_runtime.top()) || m_runtime.continuations().size() != 0) {
+      detail::fatal(
+          "worker_context::set_continuation_queue: called from inside a task (the worker's "
+          "stack or deque is not empty)");
+    }
+    m_runtime.set_queue(queue);
+  }
+
+  /// The installed continuation queue, or null.
+  continuation_queue* installed_continuation_queue() const noexcept { return m_runtime.queue(); }
+
+  /// Owner: runs a continuation that this worker took from a continuation_queue (its own or
+  /// another worker's) as a thief, and returns when the work it led to is done. Counts the
+  /// steal in the frame, as steal_from() does, for the join; the queue's steal must order the
+  /// pusher's writes to the frame before this call (a release push and an acquire steal).
+  /// Throws std::bad_alloc, without running it, when memory is too short: keep it and retry.
+  void resume_stolen(detail::frame* continuation) {
+    check_idle();
+    if (!m_runtime.stacks().reserve()) {
+      throw std::bad_alloc();
+    }
+    ++continuation->steals;
+    m_runtime.resume(detail::handle_of(continuation));
+  }
 
   /// Queues `node` for this worker; any thread. Returns true if the queue looked empty before.
   bool submit(submit_node* node) noexcept { return m_submitted.push(node); }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 
+#include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/owner_fence.hpp>
@@ -96,13 +97,35 @@ class worker_runtime {
   }
 
   /// Owner: offers the continuation of `parent` to thieves; throws std::bad_alloc if the deque
-  /// cannot grow.
-  TINE_ALWAYS_INLINE void push(frame* parent) { m_deque.push(parent); }
-
-  /// Owner: takes back the most recent continuation of the deque.
-  TINE_ALWAYS_INLINE std::optional<frame*> pop() noexcept {
-    return m_unshared ? m_deque.pop_unshared() : m_deque.pop();
+  /// cannot grow (or what an installed continuation_queue throws).
+  TINE_ALWAYS_INLINE void push(frame* parent) {
+    if (TINE_UNLIKELY(m_queue != nullptr)) {
+      return push_to_queue(parent);
+    }
+    m_deque.push(parent);
   }
+
+  /// Owner: takes back the most recent continuation of the deque (or of the installed queue).
+  TINE_ALWAYS_INLINE std::optional<frame*> pop() noexcept {
+    // A worker with a queue never shares its deque, which stays empty: only the unshared side's
+    // empty case looks for one, so a pop that finds its parent pays nothing for it.
+    if (m_pop_unshared) {
+      std::optional<frame*> mine = m_deque.pop_unshared();
+      if (TINE_LIKELY(mine.has_value()) || TINE_LIKELY(m_queue == nullptr)) {
+        return mine;
+      }
+      return pop_from_queue();
+    }
+    return m_deque.pop();
+  }
+
+  /// Where pushes and pops go instead of the deque (null: the deque). Owner, between two pieces
+  /// of work, with the deque empty (worker_context::set_continuation_queue checks).
+  void set_queue(continuation_queue* q) noexcept {
+    m_queue = q;
+    m_pop_unshared = m_unshared || q != nullptr;
+  }
+  continuation_queue* queue() const noexcept { return m_queue; }
 
   deque<frame*>& continuations() noexcept { return m_deque; }
   const deque<frame*>& continuations() const noexcept { return m_deque; }
@@ -129,13 +152,20 @@ class worker_runtime {
   }
 
  private:
+  TINE_NOINLINE [[gnu::cold]] void push_to_queue(frame* parent) { m_queue->push(parent); }
+  TINE_NOINLINE [[gnu::cold]] std::optional<frame*> pop_from_queue() noexcept {
+    return m_queue->pop();
+  }
+
   deque<frame*> m_deque;
   worker_stacks m_stacks;
   worker_context* m_owner;
   std::uintptr_t m_transfer_floor = 0;
   std::coroutine_handle<> m_next;
   const hook_binding* m_hooks = nullptr;
+  continuation_queue* m_queue = nullptr;
   bool m_unshared;
+  bool m_pop_unshared = m_unshared;  // declared after m_unshared: initialised from it
 };
 
 /// The runtime of the worker bound to this thread, or null on a thread that is not a worker.

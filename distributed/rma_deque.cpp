@@ -115,7 +115,7 @@ rma_deque::steal_result rma_deque::steal(int victim) noexcept {
   std::int64_t ends[2] = {0, 0};  // top, bottom
   MPI_Get(ends, 2, MPI_INT64_T, victim, top_word, 2, MPI_INT64_T, m_window);
   MPI_Win_flush(victim, m_window);
-  ++m_rma_operations;
+  m_rma_operations.fetch_add(1, std::memory_order_relaxed);
   if (ends[0] >= ends[1]) {
     return {status::empty, 0};
   }
@@ -133,7 +133,7 @@ rma_deque::steal_result rma_deque::steal(int victim) noexcept {
   MPI_Get(&item, 1, MPI_INT64_T, victim,
           first_slot + (h & static_cast<std::int64_t>(m_capacity - 1)), 1, MPI_INT64_T, m_window);
   MPI_Win_flush(victim, m_window);
-  ++m_rma_operations;
+  m_rma_operations.fetch_add(1, std::memory_order_relaxed);
   unlock(victim);
   return {status::success, static_cast<std::uint64_t>(item)};
 }
@@ -150,7 +150,7 @@ bool rma_deque::lock(int rank) noexcept {
   std::int64_t old = 0;
   MPI_Compare_and_swap(&locked, &unlocked, &old, MPI_INT64_T, rank, lock_word, m_window);
   MPI_Win_flush(rank, m_window);
-  ++m_rma_operations;
+  m_rma_operations.fetch_add(1, std::memory_order_relaxed);
   return old == unlocked;
 }
 
@@ -159,7 +159,7 @@ void rma_deque::unlock(int rank) noexcept {
   std::int64_t old = 0;
   MPI_Fetch_and_op(&unlocked, &old, MPI_INT64_T, rank, lock_word, MPI_REPLACE, m_window);
   MPI_Win_flush(rank, m_window);
-  ++m_rma_operations;
+  m_rma_operations.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::int64_t rma_deque::fetch_add(int rank, std::size_t w, std::int64_t delta) noexcept {
@@ -167,7 +167,7 @@ std::int64_t rma_deque::fetch_add(int rank, std::size_t w, std::int64_t delta) n
   MPI_Fetch_and_op(&delta, &old, MPI_INT64_T, rank, static_cast<MPI_Aint>(w),
                    delta == 0 ? MPI_NO_OP : MPI_SUM, m_window);
   MPI_Win_flush(rank, m_window);
-  ++m_rma_operations;
+  m_rma_operations.fetch_add(1, std::memory_order_relaxed);
   return old;
 }
 

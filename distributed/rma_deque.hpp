@@ -36,6 +36,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -82,7 +83,9 @@ class rma_deque {
   std::size_t capacity() const noexcept { return m_capacity; }
 
   /// MPI calls made by this rank's steals and by its pops that took the lock.
-  std::uint64_t rma_operations() const noexcept { return m_rma_operations; }
+  std::uint64_t rma_operations() const noexcept {
+    return m_rma_operations.load(std::memory_order_relaxed);
+  }
 
   /// Owner: pops that found a thief possibly racing for the last item and decided under the
   /// lock.
@@ -100,7 +103,8 @@ class rma_deque {
   std::int64_t* m_words = nullptr;  ///< this rank's lock, top, bottom, then the slots
   std::size_t m_capacity = 0;
   int m_rank = 0;
-  std::uint64_t m_rma_operations = 0;
+  // Atomic (relaxed: a statistic): a thread of the rank other than the owner may steal too.
+  std::atomic<std::uint64_t> m_rma_operations{0};
   std::uint64_t m_contended_pops = 0;
 };
 
