@@ -7,7 +7,8 @@
 /// through one-sided MPI operations. A scheduler installs one on a worker's context
 /// (`worker_context::set_continuation_queue`); that worker's forks then push their parents onto it
 /// and its returning children pop them back from it, and the core's own deque stays empty.
-/// Without one, nothing changes: the core's push and pop test one pointer each.
+/// Without one, the core's push tests one pointer, and a single worker's pop tests it only when
+/// its own deque was empty.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
