@@ -5,19 +5,18 @@
 // refused with a message.
 #include <boost/test/unit_test.hpp>
 
-#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include <tine/core/core.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 
 #include "tests/core/death.hpp"
+#include "tests/queued_scheduler.hpp"
 
 namespace {
 
@@ -61,76 +60,6 @@ class locked_queue final : public tine::continuation_queue {
   std::size_t m_steals = 0;
   std::size_t m_empty_pops = 0;
 };
-
-// One worker whose context has `queue` installed, and optionally a thief thread that steals
-// from `queue` only; satisfies tine::scheduler.
-class queued_scheduler {
- public:
-  queued_scheduler(locked_queue& queue, bool with_thief) : m_queue(queue) {
-    m_worker = std::thread([this] { work(); });
-    if (with_thief) {
-      m_thief = std::thread([this] { steal(); });
-    }
-    while (m_context.load(std::memory_order_acquire) == nullptr) {
-      std::this_thread::yield();
-    }
-  }
-  ~queued_scheduler() {
-    m_stop.store(true, std::memory_order_release);
-    m_worker.join();
-    if (m_thief.joinable()) {
-      m_thief.join();
-    }
-  }
-  queued_scheduler(const queued_scheduler&) = delete;
-  queued_scheduler& operator=(const queued_scheduler&) = delete;
-
-  void schedule(tine::submit_node* node) noexcept {
-    m_context.load(std::memory_order_acquire)->submit(node);
-  }
-
-  // The largest deque size the worker's own deque showed between two pieces of work.
-  std::size_t largest_own_deque() const { return m_largest_own.load(); }
-
- private:
-  void work() {
-    tine::worker_context context(1024, tine::owner_fence::full);
-    context.bind();
-    context.set_continuation_queue(&m_queue);
-    BOOST_TEST((context.installed_continuation_queue() == &m_queue));
-    m_context.store(&context, std::memory_order_release);
-    while (!m_stop.load(std::memory_order_acquire)) {
-      if (!context.run_one_submission()) {
-        std::this_thread::yield();
-      }
-      if (context.deque_size() > m_largest_own.load()) {
-        m_largest_own.store(context.deque_size());
-      }
-    }
-    context.set_continuation_queue(nullptr);
-    context.unbind();
-  }
-
-  void steal() {
-    tine::worker_context context(1024, /*unshared=*/true);
-    context.bind();
-    while (!m_stop.load(std::memory_order_acquire)) {
-      if (tine::detail::frame* f = m_queue.steal()) {
-        context.resume_stolen(f);
-      }
-    }
-    context.unbind();
-  }
-
-  locked_queue& m_queue;
-  std::atomic<tine::worker_context*> m_context{nullptr};
-  std::atomic<bool> m_stop{false};
-  std::atomic<std::size_t> m_largest_own{0};
-  std::thread m_worker;
-  std::thread m_thief;
-};
-
-static_assert(tine::scheduler<queued_scheduler>);
 
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -179,7 +108,8 @@ BOOST_AUTO_TEST_SUITE(continuation_queue)
 BOOST_AUTO_TEST_CASE(every_continuation_goes_through_the_queue) {
   locked_queue queue;
   {
-    queued_scheduler sched(queue, /*with_thief=*/false);
+    tine_test::queued_scheduler sched(queue);
+    BOOST_TEST(sched.queue_was_installed());
     BOOST_TEST(tine::sync_wait(sched, fib, 20) == serial_fib(20));
     BOOST_TEST(sched.largest_own_deque() == 0u);
   }
@@ -191,7 +121,7 @@ BOOST_AUTO_TEST_CASE(every_continuation_goes_through_the_queue) {
 BOOST_AUTO_TEST_CASE(a_thief_of_the_queue_completes_joins_results_and_exceptions) {
   locked_queue queue;
   {
-    queued_scheduler sched(queue, /*with_thief=*/true);
+    tine_test::queued_scheduler sched(queue, [&queue] { return queue.steal(); });
     // Steals are likely on the first run and certain over many: require some, or nothing
     // was tested.
     for (int round = 0; round < 200 && queue.steals() < 20; ++round) {

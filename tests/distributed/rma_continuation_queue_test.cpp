@@ -2,9 +2,9 @@
 // worker whose context has a tine::mpi::rma_continuation_queue installed forks into the rank's
 // rma_deque, and a second thread of the same rank steals from that deque with the MPI atomics a
 // remote thief uses and runs what it took with resume_stolen. Results and exceptions must come
-// out as in a serial run, some continuations must have been stolen, some pops must have found
-// their parent gone, and a deque too small for the recursion makes the fork fail with its
-// message. (Frames do not move between processes here: that is the pool's work.)
+// out as in a serial run, some continuations must have been stolen, the worker's own deque must
+// stay empty, and a deque too small for the recursion makes the fork fail with its message.
+// (Frames do not move between processes here: that is the pool's work.)
 
 #include <tine/core/core.hpp>
 #include <tine/distributed/environment.hpp>
@@ -20,83 +20,20 @@
 #include <thread>
 
 #include "tests/distributed/mpi_check.hpp"
+#include "tests/queued_scheduler.hpp"
 
 namespace {
 
-// One worker with the queue installed and, optionally, a thief thread that steals from this
-// rank's deque only; satisfies tine::scheduler.
-class rma_queued_scheduler {
- public:
-  rma_queued_scheduler(tine::mpi::rma_deque& deque, bool with_thief)
-      : m_deque(deque), m_queue(deque) {
-    m_worker = std::thread([this] { work(); });
-    if (with_thief) {
-      m_thief = std::thread([this] { steal(); });
+// A thief of this rank's deque, through MPI as a thief on another rank would.
+tine_test::queued_scheduler::steal_function thief_of(tine::mpi::rma_deque& deque) {
+  return [&deque]() -> tine::detail::frame* {
+    const auto got = deque.steal(tine_test::my_rank);
+    if (got.what != tine::mpi::rma_deque::status::success) {
+      return nullptr;
     }
-    while (m_context.load(std::memory_order_acquire) == nullptr) {
-      std::this_thread::yield();
-    }
-  }
-  ~rma_queued_scheduler() {
-    m_stop.store(true, std::memory_order_release);
-    m_worker.join();
-    if (m_thief.joinable()) {
-      m_thief.join();
-    }
-  }
-  rma_queued_scheduler(const rma_queued_scheduler&) = delete;
-  rma_queued_scheduler& operator=(const rma_queued_scheduler&) = delete;
-
-  void schedule(tine::submit_node* node) noexcept {
-    m_context.load(std::memory_order_acquire)->submit(node);
-  }
-
-  std::uint64_t steals() const { return m_steals.load(); }
-
- private:
-  void work() {
-    tine::worker_context context(1024, tine::owner_fence::full);
-    context.bind();
-    context.set_continuation_queue(&m_queue);
-    m_context.store(&context, std::memory_order_release);
-    while (!m_stop.load(std::memory_order_acquire)) {
-      if (!context.run_one_submission()) {
-        std::this_thread::yield();
-      }
-      if (context.deque_size() != 0) {
-        m_own_deque_used.store(true);
-      }
-    }
-    context.set_continuation_queue(nullptr);
-    context.unbind();
-    CHECK(!m_own_deque_used.load());
-  }
-
-  void steal() {
-    tine::worker_context context(1024, /*unshared=*/true);
-    context.bind();
-    while (!m_stop.load(std::memory_order_acquire)) {
-      const auto got = m_deque.steal(tine_test::my_rank);
-      if (got.what == tine::mpi::rma_deque::status::success) {
-        m_steals.fetch_add(1);
-        context.resume_stolen(
-            reinterpret_cast<tine::detail::frame*>(static_cast<std::uintptr_t>(got.value)));
-      }
-    }
-    context.unbind();
-  }
-
-  tine::mpi::rma_deque& m_deque;
-  tine::mpi::rma_continuation_queue m_queue;
-  std::atomic<tine::worker_context*> m_context{nullptr};
-  std::atomic<bool> m_stop{false};
-  std::atomic<bool> m_own_deque_used{false};
-  std::atomic<std::uint64_t> m_steals{0};
-  std::thread m_worker;
-  std::thread m_thief;
-};
-
-static_assert(tine::scheduler<rma_queued_scheduler>);
+    return reinterpret_cast<tine::detail::frame*>(static_cast<std::uintptr_t>(got.value));
+  };
+}
 
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -141,10 +78,13 @@ tine::task<long> chain(int depth) {
 
 void check_without_thief() {
   tine::mpi::rma_deque deque(MPI_COMM_WORLD, 1024);
+  tine::mpi::rma_continuation_queue queue(deque);
   {
-    rma_queued_scheduler sched(deque, /*with_thief=*/false);
+    tine_test::queued_scheduler sched(queue);
+    CHECK(sched.queue_was_installed());
     CHECK(tine::sync_wait(sched, fib, 20) == serial_fib(20));
     CHECK(tine::sync_wait(sched, chain, 500) == 500);
+    CHECK(sched.largest_own_deque() == 0);
   }
   CHECK(deque.size() == 0);
   CHECK(deque.contended_pops() == 0);  // no thief: no pop needed the lock
@@ -153,9 +93,10 @@ void check_without_thief() {
 
 void check_with_thief() {
   tine::mpi::rma_deque deque(MPI_COMM_WORLD, 1024);
+  tine::mpi::rma_continuation_queue queue(deque);
   std::uint64_t steals = 0;
   {
-    rma_queued_scheduler sched(deque, /*with_thief=*/true);
+    tine_test::queued_scheduler sched(queue, thief_of(deque));
     // The thief steals only while both threads run at once, which a loaded machine makes rare:
     // keep going until it has (or the time is up, and the check below fails).
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -173,6 +114,7 @@ void check_with_thief() {
       CHECK(threw);
     }
     steals = sched.steals();
+    CHECK(sched.largest_own_deque() == 0);
   }
   CHECK(steals >= 20);
   CHECK(deque.size() == 0);
@@ -181,8 +123,9 @@ void check_with_thief() {
 
 void check_full_deque() {
   tine::mpi::rma_deque deque(MPI_COMM_WORLD, 8);  // holds 7 continuations
+  tine::mpi::rma_continuation_queue queue(deque);
   {
-    rma_queued_scheduler sched(deque, /*with_thief=*/false);
+    tine_test::queued_scheduler sched(queue);
     CHECK(tine::sync_wait(sched, chain, 7) == 7);
     std::string message;
     try {

@@ -1,0 +1,107 @@
+#ifndef TINE_TESTS_QUEUED_SCHEDULER_HPP
+#define TINE_TESTS_QUEUED_SCHEDULER_HPP
+
+// A scheduler for tests of continuation queues: one worker whose context has a
+// tine::continuation_queue installed, so its forks' continuations go there, and optionally a
+// thief thread that takes continuations by the queue's own means (`steal`: a callable returning
+// a frame, or null when it found none) and runs them with resume_stolen. It also records the
+// largest size its worker's own deque showed, which must stay 0.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <thread>
+
+#include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/continuation_queue.hpp>
+#include <tine/core/submit_node.hpp>
+
+namespace tine_test {
+
+class queued_scheduler {
+ public:
+  using steal_function = std::function<tine::detail::frame*()>;
+
+  // Without `steal`, no thief thread.
+  explicit queued_scheduler(tine::continuation_queue& queue, steal_function steal = {})
+      : m_queue(queue), m_steal(std::move(steal)) {
+    m_worker = std::thread([this] { work(); });
+    if (m_steal) {
+      m_thief = std::thread([this] { thieve(); });
+    }
+    while (m_context.load(std::memory_order_acquire) == nullptr) {
+      std::this_thread::yield();
+    }
+  }
+  ~queued_scheduler() {
+    m_stop.store(true, std::memory_order_release);
+    m_worker.join();
+    if (m_thief.joinable()) {
+      m_thief.join();
+    }
+  }
+  queued_scheduler(const queued_scheduler&) = delete;
+  queued_scheduler& operator=(const queued_scheduler&) = delete;
+
+  void schedule(tine::submit_node* node) noexcept {
+    m_context.load(std::memory_order_acquire)->submit(node);
+  }
+
+  // Continuations the thief took and ran.
+  std::uint64_t steals() const { return m_steals.load(); }
+
+  // The largest size the worker's own deque showed between two pieces of work.
+  std::size_t largest_own_deque() const { return m_largest_own.load(); }
+
+  // Whether the context reported the queue as installed.
+  bool queue_was_installed() const { return m_installed.load(); }
+
+ private:
+  void work() {
+    tine::worker_context context(1024, tine::owner_fence::full);
+    context.bind();
+    context.set_continuation_queue(&m_queue);
+    m_installed.store(context.installed_continuation_queue() == &m_queue);
+    m_context.store(&context, std::memory_order_release);
+    while (!m_stop.load(std::memory_order_acquire)) {
+      if (!context.run_one_submission()) {
+        std::this_thread::yield();
+      }
+      if (context.deque_size() > m_largest_own.load()) {
+        m_largest_own.store(context.deque_size());
+      }
+    }
+    context.set_continuation_queue(nullptr);
+    context.unbind();
+  }
+
+  void thieve() {
+    tine::worker_context context(1024, /*unshared=*/true);
+    context.bind();
+    while (!m_stop.load(std::memory_order_acquire)) {
+      if (tine::detail::frame* f = m_steal()) {
+        m_steals.fetch_add(1);
+        context.resume_stolen(f);
+      }
+    }
+    context.unbind();
+  }
+
+  tine::continuation_queue& m_queue;
+  steal_function m_steal;
+  std::atomic<tine::worker_context*> m_context{nullptr};
+  std::atomic<bool> m_stop{false};
+  std::atomic<bool> m_installed{false};
+  std::atomic<std::size_t> m_largest_own{0};
+  std::atomic<std::uint64_t> m_steals{0};
+  std::thread m_worker;
+  std::thread m_thief;
+};
+
+static_assert(tine::scheduler<queued_scheduler>);
+
+}  // namespace tine_test
+
+#endif  // TINE_TESTS_QUEUED_SCHEDULER_HPP
