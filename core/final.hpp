@@ -121,13 +121,13 @@ struct completion {
   /// True if the parent's continuation was still at the bottom of our deque (nobody stole it).
   TINE_ALWAYS_INLINE static bool resumes_parent_directly(worker_runtime& rt,
                                                          frame* parent) noexcept {
-    if (std::optional<frame*> bottom = rt.pop()) {
-      if (TINE_LIKELY(*bottom == parent)) {
+    if (frame* bottom = rt.pop()) {
+      if (TINE_LIKELY(bottom == parent)) {
         return true;
       }
       // A continuation left behind by a task that moved away with resume_on: not ours to resume
       // directly; give it back to the thieves. (Cannot throw: the slot was just freed.)
-      rt.push(*bottom);
+      rt.push(bottom);
     }
     return false;
   }
