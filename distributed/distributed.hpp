@@ -1,0 +1,14 @@
+#ifndef TINE_DISTRIBUTED_DISTRIBUTED_HPP
+#define TINE_DISTRIBUTED_DISTRIBUTED_HPP
+
+/// \file distributed.hpp
+/// Everything a program needs to run tine tasks across MPI ranks: the environment (MPI's lifetime,
+/// the same code addresses on every rank), `tine::mpi_pool` with its collective `sync_wait`, and
+/// `tine::mpi::remote_error`. See docs/distributed.md.
+
+#include <tine/core/core.hpp>
+#include <tine/distributed/environment.hpp>
+#include <tine/distributed/mpi_pool.hpp>
+#include <tine/distributed/remote_error.hpp>
+
+#endif  // TINE_DISTRIBUTED_DISTRIBUTED_HPP

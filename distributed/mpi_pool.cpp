@@ -1,0 +1,179 @@
+#include <tine/distributed/mpi_pool.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <tine/core/stacklet.hpp>
+#include <tine/distributed/rma_continuation_queue.hpp>
+#include <tine/distributed/rma_deque.hpp>
+
+namespace tine {
+namespace {
+
+/// The first bytes every rank receives after a root task: how it ended, then the result's bytes.
+struct outcome_header {
+  std::uint32_t threw = 0;          ///< 1: an exception escaped the root task
+  std::uint32_t message_bytes = 0;  ///< its what(), sent next when it threw
+};
+
+std::string message_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& caught) {
+    return caught.what();
+  } catch (...) {
+    return "an exception of a type not derived from std::exception";
+  }
+}
+
+/// Until `request` completes. The ranks that do not run the root wait here; this is the loop in
+/// which they will steal once stealing across ranks exists, so it polls instead of blocking.
+void wait_polling(MPI_Request& request) {
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done != 0) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+}  // namespace
+
+/// Binds the worker to the calling thread for one sync_wait, with its stacklets from this rank's
+/// slice and, when other ranks could steal them, its continuations in this rank's rma_deque;
+/// undoes all three on every exit.
+class mpi_pool::worker_session {
+ public:
+  explicit worker_session(mpi_pool& pool)
+      : m_pool(pool), m_previous_source(detail::read_tls_stacklet_source()) {
+    detail::set_stacklet_source(pool.m_region->stacklet_source());
+    pool.m_context->bind();
+    if (pool.m_size > 1) {
+      pool.m_context->set_continuation_queue(pool.m_queue.get());
+    }
+  }
+  ~worker_session() {
+    if (m_pool.m_size > 1) {
+      m_pool.m_context->set_continuation_queue(nullptr);
+    }
+    m_pool.m_context->unbind();
+    detail::set_stacklet_source(m_previous_source);
+  }
+  worker_session(const worker_session&) = delete;
+  worker_session& operator=(const worker_session&) = delete;
+
+ private:
+  mpi_pool& m_pool;
+  const detail::stacklet_source* m_previous_source;
+};
+
+mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity)
+    : m_thread(std::this_thread::get_id()) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (initialised == 0) {
+    throw std::logic_error(
+        "tine::mpi_pool: MPI is not initialised: construct a tine::mpi::environment first");
+  }
+  MPI_Comm_dup(comm, &m_comm);
+  MPI_Comm_rank(m_comm, &m_rank);
+  MPI_Comm_size(m_comm, &m_size);
+  m_region = std::make_unique<mpi::uni_address_region>(m_comm, slice_bytes);
+  m_deque = std::make_unique<mpi::rma_deque>(m_comm, deque_capacity);
+  m_queue = std::make_unique<mpi::rma_continuation_queue>(*m_deque);
+  // The context's stacks are made now: from the slice, like every stacklet the worker makes later.
+  const detail::stacklet_source* previous = detail::read_tls_stacklet_source();
+  detail::set_stacklet_source(m_region->stacklet_source());
+  try {
+    // Alone in the pool, the worker has no thief: its continuations stay in the core's deque,
+    // taken back without a fence, and a one-rank pool runs as fast as a one-worker busy_pool.
+    m_context = std::make_unique<worker_context>(std::size_t{1024}, m_size == 1);
+  } catch (...) {
+    detail::set_stacklet_source(previous);
+    throw;
+  }
+  detail::set_stacklet_source(previous);
+  // The parallel algorithms size their grain by the workers of the whole pool.
+  m_context->set_worker_count(static_cast<std::size_t>(m_size));
+}
+
+mpi_pool::~mpi_pool() {
+  MPI_Barrier(m_comm);
+  // The stacks go back to the slice before the region goes; the deque's window is collective.
+  m_context.reset();
+  m_queue.reset();
+  m_deque.reset();
+  m_region.reset();
+  MPI_Comm_free(&m_comm);
+}
+
+mpi::pool_counters mpi_pool::counters() const noexcept {
+  mpi::pool_counters c;
+  c.rma_operations = m_deque->rma_operations();
+  c.roots = m_roots;
+  return c;
+}
+
+void mpi_pool::schedule(submit_node*) {
+  throw std::logic_error(
+      "tine::mpi_pool: work reaches an mpi_pool only through the collective "
+      "tine::sync_wait(pool, fn, args...), which every rank calls; resume_on and schedule are not "
+      "supported");
+}
+
+void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
+                        std::size_t value_bytes) {
+  if (std::this_thread::get_id() != m_thread) {
+    throw std::logic_error(
+        "tine::sync_wait on an mpi_pool: call it on the thread that constructed the pool (that "
+        "thread is the rank's worker)");
+  }
+  outcome_header head;
+  std::string message;
+  if (m_rank == 0) {
+    ++m_roots;
+    try {
+      worker_session session(*this);
+      m_context->run_submitted(root);
+      // One worker runs every continuation it pushed: when run_submitted returns the root is done.
+      sink.wait();
+    } catch (...) {
+      // Memory too short to start the root: still an outcome every rank must receive.
+      sink.exception = std::current_exception();
+    }
+    if (sink.exception) {
+      head.threw = 1;
+      message = message_of(sink.exception);
+      sink.exception = nullptr;  // (the exception object belongs to this rank's heap)
+      head.message_bytes = static_cast<std::uint32_t>(message.size());
+    }
+  }
+  std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
+  if (m_rank == 0) {
+    std::memcpy(outcome.data(), &head, sizeof head);
+    if (value_bytes != 0) {
+      std::memcpy(outcome.data() + sizeof head, value, value_bytes);
+    }
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
+  wait_polling(request);
+  std::memcpy(&head, outcome.data(), sizeof head);
+  if (head.threw != 0) {
+    message.resize(head.message_bytes);
+    if (head.message_bytes != 0) {
+      MPI_Bcast(message.data(), static_cast<int>(head.message_bytes), MPI_CHAR, 0, m_comm);
+    }
+    throw mpi::remote_error(message, 0);
+  }
+  if (m_rank != 0 && value_bytes != 0) {
+    std::memcpy(value, outcome.data() + sizeof head, value_bytes);
+  }
+}
+
+}  // namespace tine

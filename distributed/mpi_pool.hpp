@@ -1,0 +1,148 @@
+#ifndef TINE_DISTRIBUTED_MPI_POOL_HPP
+#define TINE_DISTRIBUTED_MPI_POOL_HPP
+
+/// \file mpi_pool.hpp
+/// `tine::mpi_pool`: one tine worker per MPI rank, and `tine::sync_wait(pool, fn, args...)` as a
+/// collective call that every rank makes with the same arguments and that returns the root task's
+/// result (or throws its exception) on every rank.
+///
+/// ```
+/// tine::mpi::environment env(argc, argv);
+/// tine::mpi_pool pool;                      // collective over MPI_COMM_WORLD
+/// long r = tine::sync_wait(pool, fib, 30);  // collective: the root starts on rank 0
+/// ```
+///
+/// **What runs where, today.** The root task runs on rank 0's worker, with every frame and stack
+/// allocation in rank 0's slice of the uni-address region and every continuation in rank 0's
+/// `rma_deque`, where thieves on other ranks will take them. Stealing across ranks is not built
+/// yet: the other ranks wait for the outcome (in a loop where they will steal), so the whole task
+/// tree runs on rank 0, and `counters().steals` is 0 on every rank. docs/distributed.md tells what
+/// is built and what is next.
+///
+/// Rules: construct the pool after the `tine::mpi::environment`, on the thread that will call
+/// `sync_wait` (that thread is the rank's worker) and destroy it there; construction, `sync_wait`
+/// and destruction are collective over the pool's communicator. The root task's result type must
+/// be trivially copyable (its bytes are broadcast; a compile-time error says so otherwise). An
+/// exception that escapes the root task reaches every rank's `sync_wait` as a
+/// `tine::mpi::remote_error` carrying the original `what()`.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/callable_check.hpp>
+#include <tine/core/context.hpp>
+#include <tine/core/root_sink.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/distributed/remote_error.hpp>
+#include <tine/distributed/uni_address_region.hpp>
+
+namespace tine {
+namespace mpi {
+
+class rma_deque;
+class rma_continuation_queue;
+
+/// What one rank's pool has done so far (`mpi_pool::counters()`).
+struct pool_counters {
+  std::uint64_t steals = 0;          ///< continuations this rank took from other ranks
+  std::uint64_t steal_attempts = 0;  ///< tries to take one, successful or not
+  std::uint64_t bytes_migrated = 0;  ///< frame bytes fetched for the continuations it took
+  std::uint64_t remote_joins = 0;    ///< arrivals at the join of a frame held by another rank
+  std::uint64_t rma_operations = 0;  ///< one-sided MPI operations this rank issued
+  std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
+};
+
+}  // namespace mpi
+
+class mpi_pool {
+ public:
+  /// Default capacity of each rank's deque of continuations (it holds one fewer).
+  static constexpr std::size_t default_deque_capacity = std::size_t{1} << 16;
+
+  /// Collective over `comm`: reserves the uni-address region (`slice_bytes` of task stacks per
+  /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws
+  /// std::runtime_error (on every rank) if the region cannot be placed, std::bad_alloc.
+  explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD,
+                    std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
+                    std::size_t deque_capacity = default_deque_capacity);
+
+  /// Collective. On the constructing thread.
+  ~mpi_pool();
+
+  mpi_pool(const mpi_pool&) = delete;
+  mpi_pool& operator=(const mpi_pool&) = delete;
+
+  /// This rank in the pool's communicator, and the number of ranks (one worker each).
+  int rank() const noexcept { return m_rank; }
+  int size() const noexcept { return m_size; }
+
+  /// This rank's counts so far.
+  mpi::pool_counters counters() const noexcept;
+
+  /// The uni-address region where this rank's worker allocates its frames and stack allocations.
+  const mpi::uni_address_region& region() const noexcept { return *m_region; }
+
+  /// Satisfies `tine::scheduler`, but work reaches an mpi_pool only through the collective
+  /// `tine::sync_wait(pool, ...)`: this throws std::logic_error, without taking the node (so
+  /// `resume_on(pool)` reports it to the task that tried).
+  void schedule(submit_node* node);
+
+  /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 (its sink `sink`, its
+  /// result's `value_bytes` bytes at `value`), then gives every rank the outcome: the bytes are
+  /// copied into `value` on the other ranks, or `remote_error` is thrown on all of them.
+  /// Collective.
+  void run_root(submit_node* root, detail::root_sink& sink, void* value, std::size_t value_bytes);
+
+ private:
+  class worker_session;  // binds the worker to the calling thread for one sync_wait
+
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  int m_rank = 0;
+  int m_size = 1;
+  std::thread::id m_thread;
+  std::unique_ptr<mpi::uni_address_region> m_region;
+  std::unique_ptr<mpi::rma_deque> m_deque;
+  std::unique_ptr<mpi::rma_continuation_queue> m_queue;
+  std::unique_ptr<worker_context> m_context;
+  std::uint64_t m_roots = 0;
+};
+
+/// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same arguments. The
+/// root task starts on rank 0; every rank returns its result, or throws `tine::mpi::remote_error`
+/// with the message of the exception that escaped it. Arguments are used on rank 0 only (and
+/// must live until the call returns, as for every sync_wait).
+template <typename F, typename... Args>
+auto sync_wait(mpi_pool& pool, F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
+    using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
+    static_assert(std::is_void_v<T> || std::is_trivially_copyable_v<T>,
+                  "tine::sync_wait on an mpi_pool: the root task's result type must be trivially "
+                  "copyable, because every rank receives a copy of its bytes");
+    if (current_worker() != nullptr) {
+      throw std::logic_error(
+          "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
+          "co_await tine::call(&result, fn, args...) instead");
+    }
+    detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
+    if constexpr (std::is_void_v<T>) {
+      pool.run_root(&job, job, nullptr, 0);
+    } else {
+      pool.run_root(&job, job, &job.value, sizeof(T));
+      return job.value;
+    }
+  }
+}
+
+}  // namespace tine
+
+#endif  // TINE_DISTRIBUTED_MPI_POOL_HPP

@@ -1,0 +1,42 @@
+// fib on tine::mpi_pool: the same task as on a shared-memory pool, run by every rank of an MPI
+// job. Build and run (MPICH from Debian; tools/install-deps.sh installs it):
+//   bazel build --config=opt //examples:distributed_fib
+//   mpiexec.mpich -n 4 bazel-bin/examples/distributed_fib 30
+// Every rank prints the result it received. Today the root task and all its children run on
+// rank 0 (stealing across ranks is the pool's next step: docs/distributed.md).
+#include <cstdio>
+#include <cstdlib>
+
+#include <tine/distributed/distributed.hpp>
+
+namespace {
+
+tine::task<long> fib(int n) {  // the very same task as on a shared-memory pool
+  if (n < 2) {
+    co_return n;
+  }
+  long a = 0;
+  long b = 0;
+  co_await tine::fork(&a, fib, n - 1);
+  co_await tine::call(&b, fib, n - 2);
+  co_await tine::join();
+  co_return a + b;
+}
+
+long serial_fib(int n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tine::mpi::environment env(argc, argv);  // first in main: it may execute the program again
+  const int n = argc > 1 ? std::atoi(argv[1]) : 25;
+  bool right = false;
+  {
+    tine::mpi_pool pool;                           // one worker per rank of MPI_COMM_WORLD
+    const long r = tine::sync_wait(pool, fib, n);  // collective: every rank gets the result
+    right = r == serial_fib(n);
+    std::printf("rank %d of %d: fib(%d) = %ld%s\n", pool.rank(), pool.size(), n, r,
+                right ? "" : " (WRONG)");
+  }
+  return right ? 0 : 1;
+}
