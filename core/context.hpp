@@ -13,6 +13,7 @@
 
 #include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
+#include <tine/core/final.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>
@@ -130,6 +131,26 @@ class worker_context {
     }
     ++continuation->steals;
     m_runtime.resume(detail::handle_of(continuation));
+  }
+
+  /// Owner: continues `f` after the last strand arrived at its join elsewhere: a continuation
+  /// queue whose `arrive` returned false everywhere (the arrivals counted in another process)
+  /// calls this on the worker that owns `f`'s stack, between two pieces of work, once `f` may
+  /// run. The worker adopts `f`'s stack and resumes `f` (or, when `f` had reached its end, ends
+  /// it), and returns when the work that leads to is done.
+  void resume_joined(detail::frame* f) {
+    check_idle();
+    if (!m_runtime.stacks().reserve()) {
+      throw std::bad_alloc();
+    }
+    m_runtime.stacks().adopt(f->stack);
+    m_runtime.note_join_resumed();
+    if (!f->at_final) {
+      m_runtime.resume(detail::handle_of(f));
+      return;
+    }
+    detail::release_deferred(m_runtime, f);
+    m_runtime.resume(detail::completion::finish(f));
   }
 
   /// Queues `node` for this worker; any thread. Returns true if the queue looked empty before.

@@ -22,20 +22,20 @@
 
 namespace tine::detail {
 
-/// A strand arrives at the join of `f`, counting for `k` strands (Nowa's split counter: a child
-/// whose parent was stolen counts 1; the task itself, at its join, counts I_max - steals). Returns
-/// true if it arrived last: it then owns `f` and runs on `f`'s stack. Otherwise whoever arrives
-/// last resumes `f`, and if this strand ran on `f`'s stack it leaves it parked with `f`.
-inline bool arrive_at_join(worker_runtime& rt, frame* f, std::uint32_t k) noexcept {
+/// A strand arrives at the join of `f`, counting for `a.strands` strands (Nowa's split counter: a
+/// child whose parent was stolen counts 1, with its result and exception; the task itself, at its
+/// join, counts I_max - steals). Returns true if it arrived last: it then owns `f` and runs on
+/// `f`'s stack. Otherwise whoever arrives last resumes `f`, and if this strand ran on `f`'s stack
+/// it leaves it parked with `f`. The count is the core's counter in the frame, or the installed
+/// continuation queue's (worker_runtime::count_arrival).
+inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexcept {
   // Read before the decrement: once it is done `f` may run again elsewhere and record a new stack.
   stacklet* stack = f->stack;
   const bool on_its_stack = rt.top() == stack;
   if (on_its_stack) {
     worker_stacks::prepare_to_park(stack);  // while it is still ours
   }
-  // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes `f`;
-  // acquire, when we are last, makes every other strand's writes visible to us.
-  if (f->joins.fetch_sub(k, std::memory_order_acq_rel) == k) {
+  if (rt.count_arrival(f, a)) {
     rt.stacks().adopt(stack);
     return true;
   }
@@ -43,6 +43,14 @@ inline bool arrive_at_join(worker_runtime& rt, frame* f, std::uint32_t k) noexce
     rt.stacks().park();
   }
   return false;
+}
+
+/// The task's own arrival at its join: I_max less the steals of its continuation.
+inline join_arrival own_arrival(const frame* f) noexcept {
+  join_arrival a;
+  a.strands = frame::max_joins - f->steals;
+  a.frame_itself = true;
+  return a;
 }
 
 /// Every strand of `f`'s scope has joined and this worker runs on `f`'s stack: free the
@@ -63,7 +71,8 @@ TINE_NOINLINE inline bool join_at_end(frame* f) noexcept {
   }
   f->at_final = true;  // read by the last child after it synchronises with the decrement
   worker_runtime& rt = runtime();
-  if (!arrive_at_join(rt, f, frame::max_joins - f->steals)) {
+  join_arrival own = own_arrival(f);
+  if (!arrive_at_join(rt, f, own)) {
     rt.note_join_suspended();  // `f` may already run elsewhere: only the worker is touched
     return false;              // the last child finishes `f` (completion::finish)
   }
@@ -91,30 +100,36 @@ struct completion {
       frame* parent = f->parent;
       // relaxed: children of `f` that stored an exception have all joined (synchronised by the
       // join), and the parent's slot is published by our own arrival below.
+      join_arrival arrival;
       if (f->has_exception.load(std::memory_order_relaxed)) {
-        parent->stash_exception(f->take_exception());
+        arrival.exception = f->take_exception();
+      } else {
+        arrival.result = f->result;
+        arrival.result_bytes = f->result_bytes;
       }
       handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
-      if (kind == frame_kind::call) {
+      if (kind == frame_kind::call || resumes_parent_directly(rt, parent)) {
+        if (arrival.exception) {
+          parent->stash_exception(std::move(arrival.exception));
+        }
         return rt.transfer(handle_of(parent));
       }
-      if (resumes_parent_directly(rt, parent)) {
-        return rt.transfer(handle_of(parent));
-      }
-      if (std::coroutine_handle<> next = join_stolen_parent(rt, parent)) {
+      if (std::coroutine_handle<> next = join_stolen_parent(rt, parent, arrival)) {
         return next;
       }
       f = parent;  // the parent had reached its end and was waiting for us: finish it too
     }
   }
 
-  /// A forked child has finished and its frame is freed: what runs next. The hot path.
-  TINE_ALWAYS_INLINE static std::coroutine_handle<> after_fork(frame* parent) noexcept {
+  /// A forked child has finished and its frame is freed (`result`: where it wrote its value, or
+  /// null): what runs next. The hot path.
+  TINE_ALWAYS_INLINE static std::coroutine_handle<> after_fork(
+      frame* parent, const void* result, std::uint32_t result_bytes) noexcept {
     worker_runtime& rt = runtime();
     if (TINE_LIKELY(resumes_parent_directly(rt, parent))) {
       return rt.transfer(handle_of(parent));
     }
-    return implicit_join(parent);
+    return implicit_join(parent, result, result_bytes);
   }
 
  private:
@@ -127,7 +142,7 @@ struct completion {
       }
       // A continuation left behind by a task that moved away with resume_on: not ours to resume
       // directly; give it back to the thieves. (Cannot throw: the slot was just freed.)
-      rt.push(bottom);
+      rt.push(bottom, nullptr);
     }
     return false;
   }
@@ -135,8 +150,9 @@ struct completion {
   /// A forked child of `parent` has finished and the parent's continuation was stolen: the child
   /// takes part in the parent's join (the implicit join). Returns what to run next, or null when
   /// the parent had reached its end, was waiting for its children, and must now be finished.
-  static std::coroutine_handle<> join_stolen_parent(worker_runtime& rt, frame* parent) noexcept {
-    if (!arrive_at_join(rt, parent, 1)) {
+  static std::coroutine_handle<> join_stolen_parent(worker_runtime& rt, frame* parent,
+                                                    join_arrival& arrival) noexcept {
+    if (!arrive_at_join(rt, parent, arrival)) {
       return std::noop_coroutine();
     }
     rt.note_join_resumed();  // the parent had suspended at its join (it arrived before us)
@@ -147,9 +163,13 @@ struct completion {
     return nullptr;
   }
 
-  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent) noexcept {
+  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent, const void* result,
+                                                             std::uint32_t result_bytes) noexcept {
     worker_runtime& rt = runtime();
-    if (std::coroutine_handle<> next = join_stolen_parent(rt, parent)) {
+    join_arrival arrival;
+    arrival.result = result;
+    arrival.result_bytes = result_bytes;
+    if (std::coroutine_handle<> next = join_stolen_parent(rt, parent, arrival)) {
       return next;
     }
     return finish(parent);  // a cascade of completions runs in finish's loop
@@ -176,6 +196,8 @@ struct final_awaitable {
     }
     frame* parent = f->parent;
     const frame_kind kind = f->kind;
+    const void* result = f->result;  // for a parent that moved to another process
+    constexpr std::uint32_t result_bytes = Promise::result_size;
     if constexpr (Trivial) {
       stack_pop(runtime().top(), self.address());
     } else {
@@ -184,7 +206,7 @@ struct final_awaitable {
     if (kind == frame_kind::call) {
       return runtime().transfer(handle_of(parent));
     }
-    return completion::after_fork(parent);
+    return completion::after_fork(parent, result, result_bytes);
   }
 
   void await_resume() const noexcept {}

@@ -109,14 +109,15 @@ struct spawn_awaitable {
           std::move(req.args));
       promise<value_type>* p = task_access::release(child);
       if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
-        p->result = req.result;
+        p->set_result(req.result);
       }
       p->frame_header.parent = parent;
       p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
       child_handle = handle_of(&p->frame_header);
       if constexpr (Fork) {
         try {
-          rt.push(parent);  // from here a thief may resume the parent: touch it no more
+          // From here a thief may resume the parent: touch it no more.
+          rt.push(parent, child_handle.address());
         } catch (...) {
           child_handle.destroy();  // the deque could not grow
           throw;

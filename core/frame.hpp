@@ -10,6 +10,7 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -20,6 +21,31 @@
 namespace tine::detail {
 
 struct root_sink;
+
+/// How a worker whose frames may move to another process keeps the exceptions it stores in them
+/// (the distributed pool's): `encode` turns an exception into a token that fits the frame and
+/// means something on every process (the pool: its message in memory any rank can read), and
+/// `decode` turns a token back into an exception. Installed per thread with
+/// `set_exception_codec`; without one, frames hold the `std::exception_ptr` itself.
+struct exception_codec {
+  std::uintptr_t (*encode)(void* self, std::exception_ptr e) noexcept;
+  std::exception_ptr (*decode)(void* self, std::uintptr_t token) noexcept;
+  void* self;
+};
+
+/// The calling thread's codec (null: none). Read through an accessor: frames store exceptions
+/// inside tasks, which may move between threads (see TINE_TLS_ACCESSOR).
+inline thread_local const exception_codec* tls_exception_codec = nullptr;
+
+TINE_TLS_ACCESSOR const exception_codec* read_tls_exception_codec() noexcept {
+  return tls_exception_codec;
+}
+
+/// Makes `codec` (null: none) the calling thread's; between two pieces of work, with no exception
+/// stored in any frame of the worker.
+inline void set_exception_codec(const exception_codec* codec) noexcept {
+  tls_exception_codec = codec;
+}
 
 /// How a task was started, which decides what its final awaitable does.
 enum class frame_kind : std::uint8_t {
@@ -37,6 +63,9 @@ struct frame {
     frame* parent;    ///< kind call/fork: the task that started this one.
     root_sink* root;  ///< kind root: where the result is reported.
   };
+  /// Where co_return writes the task's value (a `T*` of the task's `task<T>`); null when the value
+  /// is discarded or the task returns void.
+  void* result = nullptr;
   /// Top stacklet of the stack this frame lives on, recorded whenever the task may give up its
   /// worker (the first fork of a scope, resume_on): the worker that resumes it adopts that stack.
   stacklet* stack = nullptr;
@@ -50,6 +79,9 @@ struct frame {
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
   bool at_final = false;  ///< Reached its end with children outstanding (implicit join pending).
+  /// sizeof(T) of the task's `task<T>` (0 for void): with `result`, the bytes a child whose
+  /// parent moved to another process sends after it (set by the promise's constructor).
+  std::uint32_t result_bytes = 0;
 
   frame() noexcept : parent(nullptr) {}
   frame(const frame&) = delete;
@@ -61,12 +93,25 @@ struct frame {
     // acq_rel: exactly one writer wins the flag; the stored pointer itself is published to the
     // reader by the join counter's release/acquire (or by program order when nothing was stolen).
     if (!has_exception.exchange(true, std::memory_order_acq_rel)) {
+      if (const exception_codec* codec = read_tls_exception_codec();
+          TINE_UNLIKELY(codec != nullptr)) {
+        const std::uintptr_t token = codec->encode(codec->self, std::move(e));
+        std::memcpy(m_exception, &token, sizeof token);
+        return;
+      }
       ::new (static_cast<void*>(m_exception)) std::exception_ptr(std::move(e));
     }
   }
 
   /// Takes the stored exception (the caller has synchronised with every child).
   std::exception_ptr take_exception() noexcept {
+    if (const exception_codec* codec = read_tls_exception_codec();
+        TINE_UNLIKELY(codec != nullptr)) {
+      std::uintptr_t token = 0;
+      std::memcpy(&token, m_exception, sizeof token);
+      has_exception.store(false, std::memory_order_relaxed);
+      return codec->decode(codec->self, token);
+    }
     auto* stored = std::launder(reinterpret_cast<std::exception_ptr*>(m_exception));
     std::exception_ptr e = std::move(*stored);
     stored->~exception_ptr();
@@ -80,6 +125,8 @@ struct frame {
   alignas(std::exception_ptr) std::byte m_exception[sizeof(std::exception_ptr)];
 };
 
+static_assert(sizeof(std::uintptr_t) <= sizeof(std::exception_ptr),
+              "an exception codec's token takes the place of the exception_ptr");
 static_assert(std::is_trivially_destructible_v<frame>,
               "frames are freed without running destructors");
 

@@ -42,7 +42,8 @@ struct join_awaitable {
     // continue at once; otherwise the last child resumes us: touch nothing more of the task (it
     // may already run elsewhere), only this worker's runtime, a local.
     worker_runtime& rt = runtime();
-    if (arrive_at_join(rt, self, frame::max_joins - self->steals)) {
+    join_arrival own = own_arrival(self);
+    if (arrive_at_join(rt, self, own)) {
       return false;
     }
     rt.note_join_suspended();

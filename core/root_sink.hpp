@@ -24,6 +24,12 @@ struct root_sink {
     m_cv.notify_one();
   }
 
+  /// Whether complete() was called (a scheduler that runs the root on the waiting thread polls).
+  bool done() noexcept {
+    std::lock_guard lock(m_mutex);
+    return m_done;
+  }
+
   void wait() noexcept {
     std::unique_lock lock(m_mutex);
     m_cv.wait(lock, [this] { return m_done; });

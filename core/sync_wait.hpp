@@ -67,7 +67,7 @@ struct root_job : submit_node, root_sink, root_result<T> {
       return;
     }
     if constexpr (!std::is_void_v<T>) {
-      p->result = &self->value;
+      p->set_result(&self->value);
     }
     p->frame_header.kind = frame_kind::root;
     p->frame_header.root = self;

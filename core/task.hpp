@@ -15,6 +15,7 @@
 #include <concepts>
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <type_traits>
 #include <utility>
@@ -119,20 +120,28 @@ struct promise_base {
 
 template <typename T>
 struct promise : promise_base {
-  T* result = nullptr;  ///< Where co_return writes; null when the caller discards the value.
+  static constexpr std::uint32_t result_size = static_cast<std::uint32_t>(sizeof(T));
+
+  promise() noexcept { this->frame_header.result_bytes = result_size; }
+
+  /// Where co_return writes (the frame header's `result`, typed); null when the caller discards
+  /// the value.
+  void set_result(T* where) noexcept { this->frame_header.result = where; }
 
   template <typename U>
   requires std::is_assignable_v<T&, U&&>
   void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
     this->check_joined();
-    if (result != nullptr) {
-      *result = std::forward<U>(value);
+    if (void* where = this->frame_header.result; where != nullptr) {
+      *static_cast<T*>(where) = std::forward<U>(value);
     }
   }
 };
 
 template <>
 struct promise<void> : promise_base {
+  static constexpr std::uint32_t result_size = 0;
+
   void return_void() const noexcept { this->check_joined(); }
 };
 

@@ -96,13 +96,23 @@ class worker_runtime {
     return std::noop_coroutine();
   }
 
-  /// Owner: offers the continuation of `parent` to thieves; throws std::bad_alloc if the deque
-  /// cannot grow (or what an installed continuation_queue throws).
-  TINE_ALWAYS_INLINE void push(frame* parent) {
+  /// Owner: offers the continuation of `parent` to thieves (`child`: the child just forked, or
+  /// null; see continuation_queue::push); throws std::bad_alloc if the deque cannot grow (or what
+  /// an installed continuation_queue throws).
+  TINE_ALWAYS_INLINE void push(frame* parent, void* child) {
     if (TINE_UNLIKELY(m_queue != nullptr)) {
-      return push_to_queue(parent);
+      return push_to_queue(parent, child);
     }
     m_deque.push(parent);
+  }
+
+  /// A strand arrives at the join of `f`, which a thief took: the installed queue counts it, or
+  /// the core's counter in the frame. True if it arrived last.
+  bool count_arrival(frame* f, join_arrival& a) noexcept {
+    if (TINE_UNLIKELY(m_queue != nullptr)) {
+      return m_queue->arrive(f, a);
+    }
+    return detail::count_arrival(f, a);
   }
 
   /// Owner: takes back the most recent continuation of the deque (or of the installed queue);
@@ -159,7 +169,9 @@ class worker_runtime {
   }
 
  private:
-  TINE_NOINLINE [[gnu::cold]] void push_to_queue(frame* parent) { m_queue->push(parent); }
+  TINE_NOINLINE [[gnu::cold]] void push_to_queue(frame* parent, void* child) {
+    m_queue->push(parent, child);
+  }
   TINE_NOINLINE [[gnu::cold]] frame* pop_from_queue() noexcept {
     return m_queue->pop().value_or(nullptr);
   }

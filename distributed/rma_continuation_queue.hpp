@@ -30,7 +30,7 @@ class rma_continuation_queue final : public tine::continuation_queue {
   explicit rma_continuation_queue(rma_deque& deque) noexcept : m_deque(deque) {}
 
   /// Throws std::length_error when the deque is full (the fork then fails with it).
-  void push(tine::detail::frame* parent) override {
+  void push(tine::detail::frame* parent, void* /*child*/) override {
     if (!m_deque.push(reinterpret_cast<std::uintptr_t>(parent))) {
       throw std::length_error("tine::mpi::rma_continuation_queue: this rank's rma_deque is full (" +
                               std::to_string(m_deque.capacity() - 1) +

@@ -24,7 +24,7 @@ namespace {
 // that takes the item), counting what passes through it.
 class locked_queue final : public tine::continuation_queue {
  public:
-  void push(tine::detail::frame* parent) override {
+  void push(tine::detail::frame* parent, void* /*child*/) override {
     std::lock_guard<std::mutex> hold(m_mutex);
     m_items.push_back(parent);
     ++m_pushes;
