@@ -7,7 +7,8 @@
 #include <vector>
 
 #include <tine/core/stacklet.hpp>
-#include <tine/distributed/rma_continuation_queue.hpp>
+#include <tine/distributed/rank_topology.hpp>
+#include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/rma_deque.hpp>
 
 namespace tine {
@@ -19,46 +20,31 @@ struct outcome_header {
   std::uint32_t message_bytes = 0;  ///< its what(), sent next when it threw
 };
 
-std::string message_of(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& caught) {
-    return caught.what();
-  } catch (...) {
-    return "an exception of a type not derived from std::exception";
-  }
-}
-
-/// Until `request` completes. The ranks that do not run the root wait here; this is the loop in
-/// which they will steal once stealing across ranks exists, so it polls instead of blocking.
-void wait_polling(MPI_Request& request) {
-  for (;;) {
-    int done = 0;
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done != 0) {
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
-  }
+bool completed(MPI_Request& request) {
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  return done != 0;
 }
 
 }  // namespace
 
 /// Binds the worker to the calling thread for one sync_wait, with its stacklets from this rank's
-/// slice and, when other ranks could steal them, its continuations in this rank's rma_deque;
-/// undoes all three on every exit.
+/// slice and, when other ranks could steal them, its continuations in this rank's rma_deque and
+/// its frames' exceptions kept as tokens; undoes all of it on every exit.
 class mpi_pool::worker_session {
  public:
   explicit worker_session(mpi_pool& pool)
       : m_pool(pool), m_previous_source(detail::read_tls_stacklet_source()) {
-    detail::set_stacklet_source(pool.m_region->stacklet_source());
+    detail::set_stacklet_source(&pool.m_stacklets);
     pool.m_context->bind();
-    if (pool.m_size > 1) {
-      pool.m_context->set_continuation_queue(pool.m_queue.get());
+    if (pool.m_worker) {
+      pool.m_context->set_continuation_queue(pool.m_worker.get());
+      detail::set_exception_codec(pool.m_worker->codec());
     }
   }
   ~worker_session() {
-    if (m_pool.m_size > 1) {
+    if (m_pool.m_worker) {
+      detail::set_exception_codec(nullptr);
       m_pool.m_context->set_continuation_queue(nullptr);
     }
     m_pool.m_context->unbind();
@@ -72,7 +58,8 @@ class mpi_pool::worker_session {
   const detail::stacklet_source* m_previous_source;
 };
 
-mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity)
+mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity,
+                   const std::function<victim_chooser(const topology&)>& make_chooser)
     : m_thread(std::this_thread::get_id()) {
   int initialised = 0;
   MPI_Initialized(&initialised);
@@ -83,12 +70,29 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   MPI_Comm_dup(comm, &m_comm);
   MPI_Comm_rank(m_comm, &m_rank);
   MPI_Comm_size(m_comm, &m_size);
+  m_random = xoshiro256ss(static_cast<std::uint64_t>(m_rank));
+  m_ranks = std::make_unique<topology>(mpi::rank_topology(m_comm));
+  m_next_victim = make_chooser(*m_ranks);
   m_region = std::make_unique<mpi::uni_address_region>(m_comm, slice_bytes);
   m_deque = std::make_unique<mpi::rma_deque>(m_comm, deque_capacity);
-  m_queue = std::make_unique<mpi::rma_continuation_queue>(*m_deque);
   // The context's stacks are made now: from the slice, like every stacklet the worker makes later.
   const detail::stacklet_source* previous = detail::read_tls_stacklet_source();
-  detail::set_stacklet_source(m_region->stacklet_source());
+  // Stacklets from the slice, each at least min_stacklet_bytes.
+  m_stacklets = {[](void* self, std::size_t& total) noexcept -> void* {
+                   if (total < min_stacklet_bytes) {
+                     total = min_stacklet_bytes;
+                   }
+                   const detail::stacklet_source* region =
+                       static_cast<mpi::uni_address_region*>(self)->stacklet_source();
+                   return region->allocate(region->self, total);
+                 },
+                 [](void* self, void* block, std::size_t total) noexcept {
+                   const detail::stacklet_source* region =
+                       static_cast<mpi::uni_address_region*>(self)->stacklet_source();
+                   region->deallocate(region->self, block, total);
+                 },
+                 m_region.get()};
+  detail::set_stacklet_source(&m_stacklets);
   try {
     // Alone in the pool, the worker has no thief: its continuations stay in the core's deque,
     // taken back without a fence, and a one-rank pool runs as fast as a one-worker busy_pool.
@@ -100,13 +104,16 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   detail::set_stacklet_source(previous);
   // The parallel algorithms size their grain by the workers of the whole pool.
   m_context->set_worker_count(static_cast<std::size_t>(m_size));
+  if (m_size > 1) {
+    m_worker = std::make_unique<mpi::detail::rank_worker>(m_comm, *m_region, *m_deque, *m_context);
+  }
 }
 
 mpi_pool::~mpi_pool() {
   MPI_Barrier(m_comm);
   // The stacks go back to the slice before the region goes; the deque's window is collective.
+  m_worker.reset();
   m_context.reset();
-  m_queue.reset();
   m_deque.reset();
   m_region.reset();
   MPI_Comm_free(&m_comm);
@@ -116,7 +123,21 @@ mpi::pool_counters mpi_pool::counters() const noexcept {
   mpi::pool_counters c;
   c.rma_operations = m_deque->rma_operations();
   c.roots = m_roots;
+  if (m_worker) {
+    c.steals = m_worker->steals();
+    c.steal_attempts = m_worker->steal_attempts();
+    c.bytes_migrated = m_worker->bytes_migrated();
+    c.remote_joins = m_worker->remote_joins();
+    c.rma_operations += m_worker->rma_operations();
+  }
   return c;
+}
+
+std::vector<std::uint32_t> mpi_pool::steal_latencies_ns() const {
+  if (!m_worker) {
+    return {};
+  }
+  return m_worker->steal_latencies();
 }
 
 void mpi_pool::schedule(submit_node*) {
@@ -124,6 +145,20 @@ void mpi_pool::schedule(submit_node*) {
       "tine::mpi_pool: work reaches an mpi_pool only through the collective "
       "tine::sync_wait(pool, fn, args...), which every rank calls; resume_on and schedule are not "
       "supported");
+}
+
+void mpi_pool::work_or_steal() {
+  if (!m_worker) {
+    std::this_thread::sleep_for(std::chrono::microseconds(50));  // alone: nothing to steal
+    return;
+  }
+  if (m_worker->run_ready()) {
+    return;
+  }
+  const auto victim = static_cast<int>(m_next_victim(static_cast<std::size_t>(m_rank), m_random));
+  if (victim == m_rank || !m_worker->try_steal(victim)) {
+    std::this_thread::yield();
+  }
 }
 
 void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
@@ -135,34 +170,51 @@ void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
   }
   outcome_header head;
   std::string message;
+  std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
+  MPI_Request request = MPI_REQUEST_NULL;
   if (m_rank == 0) {
     ++m_roots;
     try {
       worker_session session(*this);
       m_context->run_submitted(root);
-      // One worker runs every continuation it pushed: when run_submitted returns the root is done.
-      sink.wait();
+      // The root ends on this rank (a frame's joins complete where it was made); meanwhile this
+      // worker steals like the others.
+      while (!sink.done()) {
+        work_or_steal();
+      }
     } catch (...) {
       // Memory too short to start the root: still an outcome every rank must receive.
       sink.exception = std::current_exception();
     }
     if (sink.exception) {
       head.threw = 1;
-      message = message_of(sink.exception);
+      message = mpi::detail::message_of(sink.exception);
       sink.exception = nullptr;  // (the exception object belongs to this rank's heap)
       head.message_bytes = static_cast<std::uint32_t>(message.size());
     }
-  }
-  std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
-  if (m_rank == 0) {
     std::memcpy(outcome.data(), &head, sizeof head);
     if (value_bytes != 0) {
       std::memcpy(outcome.data() + sizeof head, value, value_bytes);
     }
+    MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
+    while (!completed(request)) {
+      std::this_thread::yield();
+    }
+  } else {
+    MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
+    worker_session session(*this);
+    // Steal until the outcome arrives: the root's work is spread from rank 0.
+    while (!completed(request)) {
+      work_or_steal();
+    }
   }
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
-  wait_polling(request);
+  if (m_worker) {
+    m_worker->end_of_root();
+    // No rank starts the next root (and pushes its continuations) before every rank has stopped
+    // stealing for this one: a rank still in this loop would take the next root's work and hold
+    // it across the two calls.
+    MPI_Barrier(m_comm);
+  }
   std::memcpy(&head, outcome.data(), sizeof head);
   if (head.threw != 0) {
     message.resize(head.message_bytes);

@@ -12,12 +12,14 @@
 /// long r = tine::sync_wait(pool, fib, 30);  // collective: the root starts on rank 0
 /// ```
 ///
-/// **What runs where, today.** The root task runs on rank 0's worker, with every frame and stack
-/// allocation in rank 0's slice of the uni-address region and every continuation in rank 0's
-/// `rma_deque`, where thieves on other ranks will take them. Stealing across ranks is not built
-/// yet: the other ranks wait for the outcome (in a loop where they will steal), so the whole task
-/// tree runs on rank 0, and `counters().steals` is 0 on every rank. docs/distributed.md tells what
-/// is built and what is next.
+/// **What runs where.** The root task starts on rank 0's worker. Every worker allocates its frames
+/// and stack allocations in its rank's slice of the uni-address region and offers its
+/// continuations in its rank's `rma_deque`; idle ranks steal them with one-sided operations,
+/// copying the continuation's frame to the same address, and a stolen frame's join completes on
+/// the rank that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
+/// touch its frame, its stack allocations and those of its ancestors that it was given pointers
+/// to before its first fork; write results through `fork(&r, ...)` / `call(&r, ...)`. Heap memory
+/// is per process.
 ///
 /// Rules: construct the pool after the `tine::mpi::environment`, on the thread that will call
 /// `sync_wait` (that thread is the rank's worker) and destroy it there; construction, `sync_wait`
@@ -32,11 +34,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <tine/core/callable_check.hpp>
 #include <tine/core/context.hpp>
@@ -45,12 +49,18 @@
 #include <tine/core/sync_wait.hpp>
 #include <tine/distributed/remote_error.hpp>
 #include <tine/distributed/uni_address_region.hpp>
+#include <tine/policies/random.hpp>
+#include <tine/policies/topology.hpp>
+#include <tine/policies/uniform_victims.hpp>
+#include <tine/policies/victim_policy.hpp>
 
 namespace tine {
 namespace mpi {
 
 class rma_deque;
-class rma_continuation_queue;
+namespace detail {
+class rank_worker;
+}
 
 /// What one rank's pool has done so far (`mpi_pool::counters()`).
 struct pool_counters {
@@ -62,6 +72,19 @@ struct pool_counters {
   std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
 };
 
+/// Selects how an mpi_pool's ranks choose their victims: any `tine::victim_policy`, built over the
+/// ranks as a topology (`rank_topology`: each machine a NUMA node, distance 1 within a machine
+/// and 2 across). `tine::uniform_victims` (the default) picks any other rank;
+/// `tine::numa_victims` prefers the ranks of the thief's machine, with the NUMA policy's weights.
+///
+/// ```
+/// tine::mpi_pool pool(tine::mpi::victims<tine::numa_victims>);
+/// ```
+template <victim_policy Policy>
+struct victims_tag {};
+template <victim_policy Policy>
+inline constexpr victims_tag<Policy> victims{};
+
 }  // namespace mpi
 
 class mpi_pool {
@@ -69,12 +92,32 @@ class mpi_pool {
   /// Default capacity of each rank's deque of continuations (it holds one fewer).
   static constexpr std::size_t default_deque_capacity = std::size_t{1} << 16;
 
+  /// The least address space each stacklet of a worker takes in its slice (committed only as
+  /// touched). A stolen continuation moves with its frame and its stack allocations, which must
+  /// then be in one stacklet: with stacklets this large only a stack allocation of megabytes can
+  /// begin a new one under a frame (a thief that takes such a frame stops the program, saying
+  /// so).
+  static constexpr std::size_t min_stacklet_bytes = std::size_t{8} << 20;
+
   /// Collective over `comm`: reserves the uni-address region (`slice_bytes` of task stacks per
   /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws
   /// std::runtime_error (on every rank) if the region cannot be placed, std::bad_alloc.
   explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD,
                     std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
-                    std::size_t deque_capacity = default_deque_capacity);
+                    std::size_t deque_capacity = default_deque_capacity)
+      : mpi_pool(mpi::victims<uniform_victims>, comm, slice_bytes, deque_capacity) {}
+
+  /// As above, with the victims of steals chosen by `Policy` (see mpi::victims).
+  template <victim_policy Policy>
+  explicit mpi_pool(mpi::victims_tag<Policy>, MPI_Comm comm = MPI_COMM_WORLD,
+                    std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
+                    std::size_t deque_capacity = default_deque_capacity)
+      : mpi_pool(comm, slice_bytes, deque_capacity, [](const topology& ranks) {
+          return victim_chooser([policy = std::make_shared<const Policy>(ranks)](
+                                    std::size_t thief, xoshiro256ss& rng) {
+            return policy->next_victim(thief, rng);
+          });
+        }) {}
 
   /// Collective. On the constructing thread.
   ~mpi_pool();
@@ -89,6 +132,10 @@ class mpi_pool {
   /// This rank's counts so far.
   mpi::pool_counters counters() const noexcept;
 
+  /// How long this rank's successful steals took (nanoseconds, from the attempt until the
+  /// continuation's bytes had arrived; the first 65,536), in the order they happened.
+  std::vector<std::uint32_t> steal_latencies_ns() const;
+
   /// The uni-address region where this rank's worker allocates its frames and stack allocations.
   const mpi::uni_address_region& region() const noexcept { return *m_region; }
 
@@ -98,23 +145,35 @@ class mpi_pool {
   void schedule(submit_node* node);
 
   /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 (its sink `sink`, its
-  /// result's `value_bytes` bytes at `value`), then gives every rank the outcome: the bytes are
-  /// copied into `value` on the other ranks, or `remote_error` is thrown on all of them.
-  /// Collective.
+  /// result's `value_bytes` bytes at `value`; the root ends on rank 0, where it was made), then
+  /// gives every rank the outcome: the bytes are copied into `value` on the other ranks, or
+  /// `remote_error` is thrown on all of them. Collective.
   void run_root(submit_node* root, detail::root_sink& sink, void* value, std::size_t value_bytes);
 
  private:
+  using victim_chooser = std::function<std::size_t(std::size_t, xoshiro256ss&)>;
+
+  mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity,
+           const std::function<victim_chooser(const topology&)>& make_chooser);
+
   class worker_session;  // binds the worker to the calling thread for one sync_wait
+
+  /// The worker, idle: continues a frame whose join completed, or tries one steal.
+  void work_or_steal();
 
   MPI_Comm m_comm = MPI_COMM_NULL;
   int m_rank = 0;
   int m_size = 1;
   std::thread::id m_thread;
   std::unique_ptr<mpi::uni_address_region> m_region;
+  detail::stacklet_source m_stacklets;  // the region's, with stacklets of min_stacklet_bytes
   std::unique_ptr<mpi::rma_deque> m_deque;
-  std::unique_ptr<mpi::rma_continuation_queue> m_queue;
   std::unique_ptr<worker_context> m_context;
+  std::unique_ptr<mpi::detail::rank_worker> m_worker;  // with more than one rank
   std::uint64_t m_roots = 0;
+  std::unique_ptr<topology> m_ranks;  // what the victim policy was built over
+  victim_chooser m_next_victim;
+  xoshiro256ss m_random{0};
 };
 
 /// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same arguments. The

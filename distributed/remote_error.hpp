@@ -9,6 +9,7 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +28,20 @@ class remote_error : public std::runtime_error {
   int m_origin_rank;
 };
 
+namespace detail {
+
+/// What crosses processes of an exception: its `what()`, or a sentence for other types.
+inline std::string message_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& caught) {
+    return caught.what();
+  } catch (...) {
+    return "an exception of a type not derived from std::exception";
+  }
+}
+
+}  // namespace detail
 }  // namespace tine::mpi
 
 #endif  // TINE_DISTRIBUTED_REMOTE_ERROR_HPP

@@ -2,8 +2,8 @@
 // job. Build and run (MPICH from Debian; tools/install-deps.sh installs it):
 //   bazel build --config=opt //examples:distributed_fib
 //   mpiexec.mpich -n 4 bazel-bin/examples/distributed_fib 30
-// Every rank prints the result it received. Today the root task and all its children run on
-// rank 0 (stealing across ranks is the pool's next step: docs/distributed.md).
+// Every rank prints the result it received; idle ranks steal continuations from busy ones
+// (docs/distributed.md).
 #include <cstdio>
 #include <cstdlib>
 

@@ -1,8 +1,7 @@
 // tine::mpi_pool and its collective sync_wait (run by mpiexec on 1 to 4 ranks): every rank gets
 // the root task's result, or a tine::mpi::remote_error with the original message; the pool runs
 // one root after another; the root's frames live in rank 0's slice of the uni-address region;
-// misuses are refused with their messages. (Stealing across ranks is not built yet: the task tree
-// runs on rank 0, and this test does not look at steals.)
+// misuses are refused with their messages. (Steals are required by mpi_pool_steal_test.)
 
 #include <tine/distributed/distributed.hpp>
 
@@ -115,7 +114,8 @@ int main(int argc, char** argv) {
     tine::sync_wait(pool, touch);
     CHECK(touched == (world_rank == 0 ? 1 : 0));
 
-    // The root's stack allocation is in rank 0's slice of the region; every rank receives the same address.
+    // The root's stack allocation is in rank 0's slice of the region; every rank receives the same
+    // address.
     const std::uintptr_t at = tine::sync_wait(pool, own_address);
     CHECK(pool.region().home_rank(reinterpret_cast<const void*>(at)) == 0);
 
