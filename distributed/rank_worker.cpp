@@ -102,8 +102,10 @@ rank_worker::~rank_worker() {
 void rank_worker::push(frame* parent, void* child) {
   std::byte* start = start_of(parent);
   std::size_t bytes = 0;
-  if (const auto it = m_held.find(parent); it != m_held.end()) {
-    bytes = it->second;  // a frame this worker stole: the size it came with
+  // A frame this worker stole keeps the size it came with (no lookup while it holds none).
+  const auto held = m_held.empty() ? m_held.end() : m_held.find(parent);
+  if (held != m_held.end()) {
+    bytes = held->second;
   } else if (home_of(parent) == m_rank) {
     // The parent's range ends where the child just forked begins, when both are in the stacklet
     // the parent's scope opened on; if the child began a new stacklet, where that one's use ends.

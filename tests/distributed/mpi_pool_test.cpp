@@ -11,46 +11,14 @@
 #include <string>
 #include <thread>
 
+#include "bench/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {
 
-tine::task<long> fib(int n) {
-  if (n < 2) {
-    co_return n;
-  }
-  long a = 0;
-  long b = 0;
-  co_await tine::fork(&a, fib, n - 1);
-  co_await tine::call(&b, fib, n - 2);
-  co_await tine::join();
-  co_return a + b;
-}
-
-long serial_fib(int n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
-
-// Counts the placements of n queens, the children's results in a stack allocation.
-tine::task<long> queens(int n, int row, std::uint32_t cols, std::uint32_t d1, std::uint32_t d2) {
-  if (row == n) {
-    co_return 1;
-  }
-  tine::stack_array<long> counts = co_await tine::stack_alloc<long>(static_cast<std::size_t>(n));
-  for (int c = 0; c < n; ++c) {
-    counts[static_cast<std::size_t>(c)] = 0;
-    const std::uint32_t bit = 1u << c;
-    if ((cols & bit) != 0 || (d1 & (bit << row)) != 0 || (d2 & (bit << (n - row))) != 0) {
-      continue;
-    }
-    co_await tine::fork(&counts[static_cast<std::size_t>(c)], queens, n, row + 1, cols | bit,
-                        d1 | (bit << row), d2 | (bit << (n - row)));
-  }
-  co_await tine::join();
-  long total = 0;
-  for (int c = 0; c < n; ++c) {
-    total += counts[static_cast<std::size_t>(c)];
-  }
-  co_return total;
-}
+using distributed_tasks::fib;
+using distributed_tasks::queens;
+using distributed_tasks::serial_fib;
 
 // A binary tree of forks whose nodes at depth `bad` throw (none when bad < 0).
 tine::task<long> tree(int depth, int bad) {
