@@ -35,7 +35,7 @@ class mpi_pool::worker_session {
  public:
   explicit worker_session(mpi_pool& pool)
       : m_pool(pool), m_previous_source(detail::read_tls_stacklet_source()) {
-    detail::set_stacklet_source(&pool.m_stacklets);
+    detail::set_stacklet_source(pool.m_region->stacklet_source());
     pool.m_context->bind();
     if (pool.m_worker) {
       pool.m_context->set_continuation_queue(pool.m_worker.get());
@@ -78,21 +78,8 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   // The context's stacks are made now: from the slice, like every stacklet the worker makes later.
   const detail::stacklet_source* previous = detail::read_tls_stacklet_source();
   // Stacklets from the slice, each at least min_stacklet_bytes.
-  m_stacklets = {[](void* self, std::size_t& total) noexcept -> void* {
-                   if (total < min_stacklet_bytes) {
-                     total = min_stacklet_bytes;
-                   }
-                   const detail::stacklet_source* region =
-                       static_cast<mpi::uni_address_region*>(self)->stacklet_source();
-                   return region->allocate(region->self, total);
-                 },
-                 [](void* self, void* block, std::size_t total) noexcept {
-                   const detail::stacklet_source* region =
-                       static_cast<mpi::uni_address_region*>(self)->stacklet_source();
-                   region->deallocate(region->self, block, total);
-                 },
-                 m_region.get()};
-  detail::set_stacklet_source(&m_stacklets);
+  m_region->set_min_stacklet_bytes(min_stacklet_bytes);
+  detail::set_stacklet_source(m_region->stacklet_source());
   try {
     // Alone in the pool, the worker has no thief: its continuations stay in the core's deque,
     // taken back without a fence, and a one-rank pool runs as fast as a one-worker busy_pool.
@@ -197,9 +184,7 @@ void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
       std::memcpy(outcome.data() + sizeof head, value, value_bytes);
     }
     MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
-    while (!completed(request)) {
-      std::this_thread::yield();
-    }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
   } else {
     MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
     worker_session session(*this);

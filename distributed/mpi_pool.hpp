@@ -166,7 +166,6 @@ class mpi_pool {
   int m_size = 1;
   std::thread::id m_thread;
   std::unique_ptr<mpi::uni_address_region> m_region;
-  detail::stacklet_source m_stacklets;  // the region's, with stacklets of min_stacklet_bytes
   std::unique_ptr<mpi::rma_deque> m_deque;
   std::unique_ptr<worker_context> m_context;
   std::unique_ptr<mpi::detail::rank_worker> m_worker;  // with more than one rank

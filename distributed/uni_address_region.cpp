@@ -1,5 +1,7 @@
 #include <tine/distributed/uni_address_region.hpp>
 
+#include <algorithm>
+
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -41,8 +43,9 @@ void* reserve_at(std::uintptr_t where, std::size_t bytes) {
 
 uni_address_region::uni_address_region(MPI_Comm comm, std::size_t slice_bytes)
     : m_stacklets{[](void* self, std::size_t& total) noexcept -> void* {
-                    total = block_bytes(total);
-                    return static_cast<uni_address_region*>(self)->allocate(total);
+                    auto* region = static_cast<uni_address_region*>(self);
+                    total = block_bytes(std::max(total, region->m_min_stacklet));
+                    return region->allocate(total);
                   },
                   [](void* self, void* block, std::size_t total) noexcept {
                     static_cast<uni_address_region*>(self)->deallocate(block, total);

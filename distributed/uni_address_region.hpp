@@ -92,6 +92,10 @@ class uni_address_region {
   /// block. Owner thread only, like allocate().
   const tine::detail::stacklet_source* stacklet_source() const noexcept { return &m_stacklets; }
 
+  /// Makes every stacklet of stacklet_source() take at least `bytes` of the slice (address space,
+  /// committed as touched). Owner thread only, before the stacklets it should apply to are made.
+  void set_min_stacklet_bytes(std::size_t bytes) noexcept { m_min_stacklet = bytes; }
+
   MPI_Win window() const noexcept { return m_window; }
 
  private:
@@ -110,6 +114,7 @@ class uni_address_region {
   std::array<void*, classes> m_free{};  ///< Free blocks of each size class, linked through them.
   std::size_t m_in_use = 0;
   tine::detail::stacklet_source m_stacklets;
+  std::size_t m_min_stacklet = 0;
 };
 
 }  // namespace tine::mpi

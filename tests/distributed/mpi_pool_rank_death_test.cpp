@@ -12,21 +12,9 @@
 #include <cstdlib>
 #include <thread>
 
-namespace {
+#include "bench/distributed_tasks.hpp"
 
-tine::task<long> fib(int n) {
-  if (n < 2) {
-    co_return n;
-  }
-  long a = 0;
-  long b = 0;
-  co_await tine::fork(&a, fib, n - 1);
-  co_await tine::call(&b, fib, n - 2);
-  co_await tine::join();
-  co_return a + b;
-}
-
-}  // namespace
+using distributed_tasks::fib;
 
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
