@@ -8,6 +8,7 @@
 
 #include <tine/core/core.hpp>
 #include <tine/distributed/environment.hpp>
+#include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 #include <tine/distributed/remote_error.hpp>
 
