@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <tine/core/stacklet.hpp>
+#include <tine/distributed/collective_call.hpp>
+#include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/rank_topology.hpp>
 #include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/rma_deque.hpp>
@@ -16,8 +18,8 @@ namespace {
 
 /// The first bytes every rank receives after a root task: how it ended, then the result's bytes.
 struct outcome_header {
-  std::uint32_t threw = 0;          ///< 1: an exception escaped the root task
-  std::uint32_t message_bytes = 0;  ///< its what(), sent next when it threw
+  std::uint32_t threw = 0;              ///< 1: an exception escaped the root task
+  std::uint32_t description_bytes = 0;  ///< its description, sent next when it threw
 };
 
 bool completed(MPI_Request& request) {
@@ -70,6 +72,7 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   MPI_Comm_dup(comm, &m_comm);
   MPI_Comm_rank(m_comm, &m_rank);
   MPI_Comm_size(m_comm, &m_size);
+  check_same_parameters(slice_bytes, deque_capacity);
   m_random = xoshiro256ss(static_cast<std::uint64_t>(m_rank));
   m_ranks = std::make_unique<topology>(mpi::rank_topology(m_comm));
   m_next_victim = make_chooser(*m_ranks);
@@ -96,8 +99,31 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   }
 }
 
+void mpi_pool::check_same_parameters(std::size_t slice_bytes, std::size_t deque_capacity) {
+  // Windows of different sizes on different ranks crash inside MPI, or silently make a thief
+  // misread a victim's deque: refused on every rank, which all see the same values.
+  const std::uint64_t mine[2] = {slice_bytes, deque_capacity};
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(m_size));
+  MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, m_comm);
+  bool same = true;
+  std::string listed;
+  for (int r = 0; r < m_size; ++r) {
+    const std::uint64_t* theirs = &all[2 * static_cast<std::size_t>(r)];
+    same = same && theirs[0] == all[0] && theirs[1] == all[1];
+    listed += (r == 0 ? " rank " : ", rank ") + std::to_string(r) + " slice_bytes " +
+              std::to_string(theirs[0]) + " deque_capacity " + std::to_string(theirs[1]);
+  }
+  if (!same) {
+    MPI_Comm_free(&m_comm);
+    throw std::invalid_argument(
+        "tine::mpi_pool: the ranks constructed the pool with different parameters (every rank "
+        "must pass the same slice_bytes and deque_capacity):" +
+        listed);
+  }
+}
+
 mpi_pool::~mpi_pool() {
-  MPI_Barrier(m_comm);
+  mpi::detail::agree_on_call(m_comm, {mpi::detail::collective_call::destroy, m_calls, 0, 0});
   // The stacks go back to the slice before the region goes; the deque's window is collective.
   m_worker.reset();
   m_context.reset();
@@ -112,6 +138,7 @@ mpi::pool_counters mpi_pool::counters() const noexcept {
   c.roots = m_roots;
   if (m_worker) {
     c.steals = m_worker->steals();
+    c.pieced_steals = m_worker->pieced_steals();
     c.steal_attempts = m_worker->steal_attempts();
     c.bytes_migrated = m_worker->bytes_migrated();
     c.remote_joins = m_worker->remote_joins();
@@ -149,14 +176,16 @@ void mpi_pool::work_or_steal() {
 }
 
 void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
-                        std::size_t value_bytes) {
+                        std::size_t value_bytes, std::uint64_t signature) {
   if (std::this_thread::get_id() != m_thread) {
     throw std::logic_error(
         "tine::sync_wait on an mpi_pool: call it on the thread that constructed the pool (that "
         "thread is the rank's worker)");
   }
+  mpi::detail::agree_on_call(
+      m_comm, {mpi::detail::collective_call::root, m_calls++, signature, value_bytes});
   outcome_header head;
-  std::string message;
+  std::string description;
   std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
   MPI_Request request = MPI_REQUEST_NULL;
   if (m_rank == 0) {
@@ -175,9 +204,14 @@ void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
     }
     if (sink.exception) {
       head.threw = 1;
-      message = mpi::detail::message_of(sink.exception);
-      sink.exception = nullptr;  // (the exception object belongs to this rank's heap)
-      head.message_bytes = static_cast<std::uint32_t>(message.size());
+      try {
+        description = mpi::detail::serialise_exception(sink.exception, 0);
+      } catch (...) {
+        // No memory to describe it: what every rank throws is then std::bad_alloc.
+        description = mpi::detail::serialise_exception(std::current_exception(), 0);
+      }
+      sink.exception = nullptr;  // every rank, this one too, throws the rebuilt exception
+      head.description_bytes = static_cast<std::uint32_t>(description.size());
     }
     std::memcpy(outcome.data(), &head, sizeof head);
     if (value_bytes != 0) {
@@ -202,11 +236,11 @@ void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
   }
   std::memcpy(&head, outcome.data(), sizeof head);
   if (head.threw != 0) {
-    message.resize(head.message_bytes);
-    if (head.message_bytes != 0) {
-      MPI_Bcast(message.data(), static_cast<int>(head.message_bytes), MPI_CHAR, 0, m_comm);
-    }
-    throw mpi::remote_error(message, 0);
+    // The same exception on every rank, rank 0 included: ranks that catch different types would
+    // go different ways and meet in different collective calls.
+    description.resize(head.description_bytes);
+    MPI_Bcast(description.data(), static_cast<int>(head.description_bytes), MPI_CHAR, 0, m_comm);
+    std::rethrow_exception(mpi::detail::rebuild_exception(description));
   }
   if (m_rank != 0 && value_bytes != 0) {
     std::memcpy(value, outcome.data() + sizeof head, value_bytes);

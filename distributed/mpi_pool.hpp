@@ -23,10 +23,13 @@
 ///
 /// Rules: construct the pool after the `tine::mpi::environment`, on the thread that will call
 /// `sync_wait` (that thread is the rank's worker) and destroy it there; construction, `sync_wait`
-/// and destruction are collective over the pool's communicator. The root task's result type must
-/// be trivially copyable (its bytes are broadcast; a compile-time error says so otherwise). An
-/// exception that escapes the root task reaches every rank's `sync_wait` as a
-/// `tine::mpi::remote_error` carrying the original `what()`.
+/// and destruction are collective over the pool's communicator, with the same arguments on every
+/// rank (the constructor refuses different parameters; ranks whose collective calls differ end
+/// the job with a message). The root task's result type must be trivially copyable (its bytes are
+/// broadcast; a compile-time error says so otherwise). An exception that escapes the root task
+/// reaches every rank's `sync_wait` as an exception of the same type where the type can travel
+/// (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the original `what()`
+/// otherwise.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -39,6 +42,7 @@
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -47,6 +51,7 @@
 #include <tine/core/root_sink.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/sync_wait.hpp>
+#include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/remote_error.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 #include <tine/policies/random.hpp>
@@ -65,6 +70,9 @@ class rank_worker;
 /// What one rank's pool has done so far (`mpi_pool::counters()`).
 struct pool_counters {
   std::uint64_t steals = 0;          ///< continuations this rank took from other ranks
+  /// of those, continuations whose stack allocations had begun new stacklets, so that they moved
+  /// in several pieces
+  std::uint64_t pieced_steals = 0;
   std::uint64_t steal_attempts = 0;  ///< tries to take one, successful or not
   std::uint64_t bytes_migrated = 0;  ///< frame bytes fetched for the continuations it took
   std::uint64_t remote_joins = 0;    ///< arrivals at the join of a frame held by another rank
@@ -93,15 +101,15 @@ class mpi_pool {
   static constexpr std::size_t default_deque_capacity = std::size_t{1} << 16;
 
   /// The least address space each stacklet of a worker takes in its slice (committed only as
-  /// touched). A stolen continuation moves with its frame and its stack allocations, which must
-  /// then be in one stacklet: with stacklets this large only a stack allocation of megabytes can
-  /// begin a new one under a frame (a thief that takes such a frame stops the program, saying
-  /// so).
+  /// touched). A stolen continuation moves with its frame and its stack allocations: in one
+  /// piece while they share a stacklet, in several (each a round trip more) when they do not,
+  /// which stacklets this large make rare.
   static constexpr std::size_t min_stacklet_bytes = std::size_t{8} << 20;
 
   /// Collective over `comm`: reserves the uni-address region (`slice_bytes` of task stacks per
-  /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws
-  /// std::runtime_error (on every rank) if the region cannot be placed, std::bad_alloc.
+  /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws,
+  /// on every rank, std::invalid_argument if the ranks passed different `slice_bytes` or
+  /// `deque_capacity`, std::runtime_error if the region cannot be placed; std::bad_alloc.
   explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD,
                     std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
                     std::size_t deque_capacity = default_deque_capacity)
@@ -146,9 +154,11 @@ class mpi_pool {
 
   /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 (its sink `sink`, its
   /// result's `value_bytes` bytes at `value`; the root ends on rank 0, where it was made), then
-  /// gives every rank the outcome: the bytes are copied into `value` on the other ranks, or
-  /// `remote_error` is thrown on all of them. Collective.
-  void run_root(submit_node* root, detail::root_sink& sink, void* value, std::size_t value_bytes);
+  /// gives every rank the outcome: the bytes are copied into `value` on the other ranks, or the
+  /// root's exception, rebuilt from its description, is thrown on all of them. `signature`
+  /// identifies the root's function: it must be the same on every rank. Collective.
+  void run_root(submit_node* root, detail::root_sink& sink, void* value, std::size_t value_bytes,
+                std::uint64_t signature);
 
  private:
   using victim_chooser = std::function<std::size_t(std::size_t, xoshiro256ss&)>;
@@ -157,6 +167,10 @@ class mpi_pool {
            const std::function<victim_chooser(const topology&)>& make_chooser);
 
   class worker_session;  // binds the worker to the calling thread for one sync_wait
+
+  /// Collective, in the constructor: throws std::invalid_argument on every rank if the ranks'
+  /// parameters differ.
+  void check_same_parameters(std::size_t slice_bytes, std::size_t deque_capacity);
 
   /// The worker, idle: continues a frame whose join completed, or tries one steal.
   void work_or_steal();
@@ -170,15 +184,17 @@ class mpi_pool {
   std::unique_ptr<worker_context> m_context;
   std::unique_ptr<mpi::detail::rank_worker> m_worker;  // with more than one rank
   std::uint64_t m_roots = 0;
+  std::uint64_t m_calls = 0;  // collective calls made (every rank), for collective_call
   std::unique_ptr<topology> m_ranks;  // what the victim policy was built over
   victim_chooser m_next_victim;
   xoshiro256ss m_random{0};
 };
 
-/// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same arguments. The
-/// root task starts on rank 0; every rank returns its result, or throws `tine::mpi::remote_error`
-/// with the message of the exception that escaped it. Arguments are used on rank 0 only (and
-/// must live until the call returns, as for every sync_wait).
+/// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same function. The
+/// root task starts on rank 0; every rank returns its result, or throws the exception that
+/// escaped it (rebuilt with its type where the type can travel, see exception_transport.hpp;
+/// otherwise a `tine::mpi::remote_error` with its message). Arguments are used on rank 0 only
+/// (and must live until the call returns, as for every sync_wait).
 template <typename F, typename... Args>
 auto sync_wait(mpi_pool& pool, F&& fn, Args&&... args) {
   if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
@@ -191,11 +207,19 @@ auto sync_wait(mpi_pool& pool, F&& fn, Args&&... args) {
           "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
           "co_await tine::call(&result, fn, args...) instead");
     }
+    // What every rank must agree on: the function's type and, for a function pointer, which
+    // function (code is at the same address on every rank).
+    std::uint64_t signature = typeid(std::decay_t<F>).hash_code();
+    if constexpr (std::is_pointer_v<std::decay_t<F>>) {
+      const std::decay_t<F> function = fn;
+      signature ^= static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(function)) *
+                   0x9e3779b97f4a7c15ULL;
+    }
     detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
     if constexpr (std::is_void_v<T>) {
-      pool.run_root(&job, job, nullptr, 0);
+      pool.run_root(&job, job, nullptr, 0, signature);
     } else {
-      pool.run_root(&job, job, &job.value, sizeof(T));
+      pool.run_root(&job, job, &job.value, sizeof(T), signature);
       return job.value;
     }
   }

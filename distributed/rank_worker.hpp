@@ -8,17 +8,23 @@
 /// across ranks").
 ///
 /// The rules it keeps:
-/// - A thief takes a frame F and F's own stack allocations, `[F, end of F's allocations)`, one
-///   range whose size travels in the deque item; F's new children live on the thief's stack.
+/// - A thief takes a frame F and F's own stack allocations (frame_range.hpp: one stretch, or
+///   several when F's allocations began a new stacklet); F's new children live on the thief's
+///   stack.
 /// - Every join of a stolen frame completes at the frame's *home*, the rank in whose slice it was
 ///   allocated. A child whose parent moved sends its arrival there, with its result's bytes and
-///   its exception's message; a stolen frame that reaches its join stores its bytes home and then
-///   sends its own arrival. The home counts arrivals (Nowa's split count), applies the results
-///   once the frame's bytes are back, and continues the frame: at once if the last arrival is its
-///   own worker's, or the next time its worker is idle if the last arrival was a message.
-/// - An exception stored in a frame is kept as a token (an exception codec): its message in this
-///   rank's slice, which any rank can read, and the original `exception_ptr` here, so that it
-///   is rethrown unchanged on this rank and as a `tine::mpi::remote_error` on any other.
+///   its exception; a stolen frame that reaches its join sends its arrival there with its own
+///   bytes. The home counts arrivals (Nowa's split count) and, once the count is complete, writes
+///   the frame's bytes in and then the children's results, and continues the frame: at once if
+///   the last arrival is its own worker's, or the next time its worker is idle if the last
+///   arrival was a message. Nothing is written into the home's copy of a frame while the frame is
+///   away, but the results its own children write there (which the home keeps, as patches).
+/// - An exception stored in a frame is kept as a token of the rank that stored it
+///   (exception_store.hpp); an exception sent with an arrival travels as its description and is
+///   rebuilt with its type (exception_transport.hpp).
+/// - The rank's deque holds the oldest continuations; when it is full, newer ones wait in a local
+///   overflow that only this worker takes from, so a chain of forks is never limited by the
+///   deque's size.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -34,11 +40,14 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <tine/core/context.hpp>
 #include <tine/core/continuation_queue.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/distributed/exception_store.hpp>
+#include <tine/distributed/frame_range.hpp>
 #include <tine/distributed/rma_deque.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
@@ -72,10 +81,12 @@ class rank_worker final : public tine::continuation_queue {
   const tine::detail::exception_codec* codec() const noexcept { return &m_codec; }
 
   /// Every rank, after a root task's outcome is known: no frame is stolen or waiting any more.
-  /// Forgets the exceptions kept for frames; stops the program if something was left behind.
+  /// Frees what is left of the exceptions kept for frames; stops the program if a frame was left
+  /// behind.
   void end_of_root() noexcept;
 
   std::uint64_t steals() const noexcept { return m_steals; }
+  std::uint64_t pieced_steals() const noexcept { return m_pieced_steals; }
   std::uint64_t steal_attempts() const noexcept { return m_attempts; }
   std::uint64_t bytes_migrated() const noexcept { return m_bytes; }
   std::uint64_t remote_joins() const noexcept { return m_remote_joins; }
@@ -88,28 +99,44 @@ class rank_worker final : public tine::continuation_queue {
   static constexpr std::size_t max_latency_samples = 1 << 16;
 
  private:
+  /// Bytes to write at an address of this rank's (a child's result, or a piece of a frame that
+  /// comes home).
   struct patch {
     std::byte* at;
     std::vector<std::byte> bytes;
   };
   /// A frame of this rank stolen in its current scope: the arrivals counted so far (Nowa's count
-  /// goes up from 0 to I_max here), the results to write into it, the first exception.
+  /// goes up from 0 to I_max here), the frame's bytes when they come home, the results to write
+  /// into it after them, the first exception.
   struct join_record {
     std::uint64_t count = 0;
-    std::vector<patch> patches;
+    std::vector<patch> frame_bytes;
+    std::vector<patch> results;
     std::exception_ptr exception;
+  };
+  /// A frame this worker stole and holds: the item it came with (which this worker offers again
+  /// if it forks), and its pieces, which go home with it.
+  struct held_frame {
+    std::uint64_t item;
+    std::vector<range_piece> pieces;
   };
 
   int home_of(const tine::detail::frame* f) const noexcept { return m_region.home_rank(f); }
 
-  /// Under m_mutex: counts `strands` for `f`; true when the join is complete (the record is then
-  /// applied to the frame and erased).
-  bool count_at_home(tine::detail::frame* f, std::uint64_t strands, patch* result,
-                     std::exception_ptr exception);
+  /// Under m_mutex: adds an arrival to `f`'s record; when that completes the count, returns the
+  /// record (erased from the table).
+  std::optional<join_record> count_at_home(tine::detail::frame* f, std::uint64_t strands,
+                                           std::vector<patch> frame_bytes,
+                                           std::optional<patch> result,
+                                           std::exception_ptr exception);
+
+  /// Worker: a complete record goes into its frame (bytes, then results, then the exception).
+  static void apply(tine::detail::frame* f, join_record& record) noexcept;
 
   /// Sends an arrival at `f`'s join to its home.
   void send_arrival(tine::detail::frame* f, std::uint32_t strands, const void* result,
-                    std::uint32_t result_bytes, const std::exception_ptr& exception);
+                    std::uint32_t result_bytes, const std::vector<range_piece>& pieces,
+                    const std::exception_ptr& exception);
 
   void serve();  // the receiving thread
   void receive(const MPI_Status& status);
@@ -124,31 +151,33 @@ class rank_worker final : public tine::continuation_queue {
   rma_deque& m_deque;
   worker_context& m_context;
   tine::detail::exception_codec m_codec;
+  exception_store m_exceptions;  // worker thread, but release()
 
-  std::mutex m_mutex;  // the records, the ready frames, the exceptions kept
+  std::mutex m_mutex;  // the records and the ready frames
   std::unordered_map<tine::detail::frame*, join_record> m_records;
-  std::deque<tine::detail::frame*> m_ready;
-  std::unordered_map<std::uintptr_t, std::exception_ptr> m_originals;
-  std::byte* m_messages = nullptr;  ///< This rank's buffer of exception messages (its slice).
-  std::size_t m_messages_used = 0;
+  std::deque<std::pair<tine::detail::frame*, join_record>> m_ready;
 
-  /// Frames this worker stole and still holds, with the size of their range (worker only): a
-  /// frame's range is measured once, where it forked first in its scope, and travels with it.
-  std::unordered_map<tine::detail::frame*, std::uint32_t> m_held;
+  // Worker only.
+  std::unordered_map<tine::detail::frame*, held_frame> m_held;
+  std::vector<std::uint64_t> m_overflow;  ///< continuations newer than the deque's, newest last
+  std::uint64_t m_last_popped = 0;        ///< the item pop() returned last
 
   std::uint64_t m_steals = 0;
+  std::uint64_t m_pieced_steals = 0;
   std::uint64_t m_attempts = 0;
   std::uint64_t m_bytes = 0;
   std::uint64_t m_remote_joins = 0;
   std::vector<std::uint32_t> m_latencies;
-  // relaxed: statistics; the receiving thread fetches messages too.
+  // relaxed: statistics; the receiving thread counts too.
   std::atomic<std::uint64_t> m_region_operations{0};
 
   /// How long the receiving thread sleeps between two entries into MPI (`TINE_MPI_PROGRESS_US`
-  /// overrides it). Shorter makes steals and remote joins faster and costs the rank's worker more
-  /// preemptions: on this 2-core machine, 20 us made two ranks slower than one (fib(36): 2.3x
-  /// busy_pool(1)), 200 us gave 1.08x and 1.7 ms steals, 500 us 1.00x and 3.6 ms steals.
+  /// overrides it): shorter makes steals and remote joins faster, and preempts the rank's worker
+  /// more often where the rank has no core to spare (bench/README.md has the trade-off measured).
   std::chrono::microseconds m_interval{200};
+  /// Roots ended so far (written by the worker under m_mutex): a release message names the root
+  /// its token was taken in.
+  std::uint64_t m_generation = 0;
   std::atomic<bool> m_stop{false};  // relaxed: a request; join() orders the rest
   std::thread m_server;
 };
