@@ -1,7 +1,9 @@
 // Continuations stolen across ranks (run by mpiexec on 2 to 4 ranks, oversubscribed): fib,
 // nqueens(10) with its counts in a stack allocation, UTS T1 with each node's children in a stack
-// allocation, and seeded random fork-join trees whose nodes may throw, each compared with a serial
-// evaluation, on every rank; then fib on a pool whose victims the NUMA policy chooses. Each
+// allocation, seeded random fork-join trees whose nodes may throw, and a seeded mixed tree (deep
+// chains, fat frames, large stack allocations, exceptions caught by type: mixed_tree.hpp), each
+// compared with a serial evaluation, on every rank; then fib on a pool whose victims the NUMA
+// policy chooses. Each
 // workload runs until the ranks together have stolen from one another during one of its runs (at
 // most `max_rounds` runs, every one checked): a run without a steal proves nothing about moving
 // continuations.
@@ -12,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "bench/distributed_tasks.hpp"
 #include "bench/uts.hpp"
+#include "tests/distributed/mixed_tree.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {
@@ -154,7 +158,7 @@ int main(int argc, char** argv) {
       bool caught = false;
       try {
         tine::sync_wait(pool, dag, std::uint64_t{0}, 0, true);
-      } catch (const tine::mpi::remote_error& e) {
+      } catch (const std::runtime_error& e) {
         caught = true;
         if (!names_a_failing_node(e.what())) {
           std::fprintf(stderr, "rank %d: unexpected message: %s\n", tine_test::my_rank, e.what());
@@ -163,6 +167,31 @@ int main(int argc, char** argv) {
       }
       CHECK(caught);
     });
+
+    // The mixed tree: deep chains, fat frames, large stack allocations, and exceptions caught by
+    // type after steals (or escaping with their type).
+    for (const bool failing : {false, true}) {
+      const std::optional<std::uint64_t> want = mixed_tree::serial_node(0, 0, failing);
+      CHECK(want.has_value());  // the seed: exceptions are thrown, and all caught by type
+      // Many steals, not one: the exceptions to catch are thrown in a few places only.
+      const std::uint64_t before = total_steals(pool);
+      int runs = 0;
+      for (; runs < 3 * max_rounds / 4 && (runs < 3 || total_steals(pool) - before < 60); ++runs) {
+        std::optional<std::uint64_t> got;
+        try {
+          got = tine::sync_wait(pool, mixed_tree::node, std::uint64_t{0}, 0, failing);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "rank %d: mixed tree: %s\n", tine_test::my_rank, e.what());
+        }
+        CHECK(got == want);
+      }
+      const std::uint64_t stolen = total_steals(pool) - before;
+      if (tine_test::my_rank == 0) {
+        std::printf("mixed tree%s: %d runs, %lu steals\n", failing ? " with exceptions" : "", runs,
+                    static_cast<unsigned long>(stolen));
+      }
+      CHECK(stolen >= 60);
+    }
 
     const tine::mpi::pool_counters c = pool.counters();
     CHECK(c.steals <= c.steal_attempts);
