@@ -14,9 +14,10 @@
 /// is discarded, or return a `tine::task<T>`, which then runs as a child task (its own forks run
 /// in parallel too; its result is discarded). The callables are moved or copied into the task,
 /// and all but the last are forked, in order, and the last is called: with n callables, n - 1
-/// forks and one join, all on the workers' stacks (no heap). Every callable runs exactly once,
-/// even when another throws; the first exception thrown is rethrown once all have finished (the
-/// others are dropped).
+/// forks and one join, all on the workers' stacks (no heap). Every callable runs at most once:
+/// once one has thrown, those not started yet do not start (their work would be wasted), and the
+/// first exception thrown is rethrown once the ones started have finished (the others are
+/// dropped). The last callable is called, so it runs unless an exception came first.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -62,10 +63,10 @@ task<void> invoke_one(void* p) {
 template <typename... F>
 task<void> invoke_run(param<F>... fs) {
   std::array<invoke_entry, sizeof...(F)> entries = {invoke_entry{&arg(fs), &invoke_one<F>}...};
-  // A child that could not start (no memory for its frame) must not keep the others from
-  // running: its exception is kept, the others are started, and it is rethrown after the join.
-  // The exceptions of the callables themselves wait in the frame for the join (or come out of
-  // the call when nothing was stolen, that is when the forked ones have finished).
+  // A child that could not start (no memory for its frame) must not leave the scope open: its
+  // exception is kept and rethrown after the join. The exceptions of the callables themselves
+  // wait in the frame for the join (inside a fork-join scope, even the call's do), and once one
+  // is there the forks that follow do not start their children.
   std::exception_ptr error;
   constexpr std::size_t last = sizeof...(F) - 1;
   for (std::size_t i = 0; i < last; ++i) {

@@ -10,11 +10,14 @@
 
 #include <cstddef>
 #include <new>
+#include <optional>
+#include <stdexcept>
 
 #include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/owner_fence.hpp>
+#include <tine/core/scheduler_ref.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -91,6 +94,17 @@ class worker_context {
   /// What set_worker_count() declared (0: nothing).
   std::size_t worker_count() const noexcept { return m_worker_count; }
 
+  /// Declares the scheduler this worker belongs to: `tine::current_scheduler()` returns it to the
+  /// tasks running here, and a task of this worker that awaits a future is resumed through it.
+  /// Without it, both use the scheduler the task's root was started on (which is the same unless
+  /// the task moved with resume_on). Call before bind(), on any thread.
+  void set_scheduler(scheduler_ref s) noexcept { m_scheduler = s; }
+
+  /// The scheduler declared with set_scheduler, or null.
+  const scheduler_ref* scheduler() const noexcept {
+    return m_scheduler.has_value() ? &*m_scheduler : nullptr;
+  }
+
   /// Reports the core's cold-path events of this worker (joins that suspend and resume,
   /// stacklets from and to the heap) to `binding` (see worker_hooks.hpp); null stops reporting.
   /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
@@ -123,13 +137,16 @@ class worker_context {
   /// another worker's) as a thief, and returns when the work it led to is done. Counts the
   /// steal in the frame, as steal_from() does, for the join; the queue's steal must order the
   /// pusher's writes to the frame before this call (a release push and an acquire steal).
-  /// Throws std::bad_alloc, without running it, when memory is too short: keep it and retry.
+  /// Continuations resumed this way are not reached by stop requests (the queue's thieves may be
+  /// other processes, where the root's context is not). Throws std::bad_alloc, without running
+  /// it, when memory is too short: keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
     if (!m_runtime.stacks().reserve()) {
       throw std::bad_alloc();
     }
     ++continuation->steals;
+    m_runtime.enter(nullptr);
     m_runtime.resume(detail::handle_of(continuation));
   }
 
@@ -204,8 +221,10 @@ class worker_context {
     steal_result<detail::frame*> got = victim.m_runtime.continuations().steal();
     if (got.status == steal_status::success) {
       // Only the thief that took the continuation touches `steals` until the join; the deque's
-      // push (release) / steal (acquire) orders the previous owner's writes before ours.
+      // push (release) / steal (acquire) orders the previous owner's writes before ours. The
+      // continuation's root: from the stacklet it recorded when its scope opened.
       ++got.value->steals;
+      m_runtime.enter(got.value->stack->context);
       on_steal();
       m_runtime.resume(detail::handle_of(got.value));
     }
@@ -229,12 +248,42 @@ class worker_context {
   detail::worker_runtime m_runtime;
   intrusive_mpsc<submit_node> m_submitted;
   std::size_t m_worker_count = 0;
+  std::optional<scheduler_ref> m_scheduler;
 };
 
 /// The worker context bound to the calling thread, or null when it is not a worker.
 inline worker_context* current_worker() noexcept {
   detail::worker_runtime* rt = detail::read_tls_runtime();
   return rt == nullptr ? nullptr : rt->owner();
+}
+
+namespace detail {
+/// The scheduler a task running on `rt` belongs to: its worker's declared one, or its root's
+/// (null when neither is known: a continuation another process took).
+inline const scheduler_ref* home_scheduler(worker_runtime& rt) noexcept {
+  if (const scheduler_ref* declared = rt.owner()->scheduler()) {
+    return declared;
+  }
+  for (const root_context* c = rt.top()->context; c != nullptr; c = c->parent) {
+    if (c->scheduler.has_value()) {
+      return &*c->scheduler;
+    }
+  }
+  return nullptr;
+}
+}  // namespace detail
+
+/// The scheduler the calling task runs on (its worker's, see worker_context::set_scheduler, or
+/// else its root's), to spawn work beside it. Throws std::logic_error outside a task.
+inline scheduler_ref current_scheduler() {
+  detail::worker_runtime* rt = detail::read_tls_runtime();
+  const scheduler_ref* s = rt != nullptr ? detail::home_scheduler(*rt) : nullptr;
+  if (s == nullptr) {
+    throw std::logic_error(
+        "tine::current_scheduler: called outside a task of a root started by sync_wait or "
+        "spawn");
+  }
+  return *s;
 }
 
 /// The number of workers of the scheduler running the calling task, as its scheduler declared it

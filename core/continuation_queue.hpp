@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <tine/core/frame.hpp>
+#include <tine/core/push_checks.hpp>
 
 namespace tine {
 
@@ -46,6 +47,9 @@ namespace detail {
 inline bool count_arrival(frame* f, join_arrival& a) noexcept {
   if (a.exception) {
     f->stash_exception(std::move(a.exception));
+    // `f`'s continuation runs elsewhere: whichever worker forks for it next looks first, and
+    // does not start children after this one threw (push_checks.hpp).
+    push_hook_registry::instance().request_checks();
   }
   // acq_rel: release publishes this strand's writes (results, exception) to whoever resumes `f`;
   // acquire, when we are last, makes every other strand's writes visible to us.

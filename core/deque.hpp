@@ -374,8 +374,9 @@ class deque {
     return capacity < 2 ? 2 : std::bit_ceil(capacity);
   }
 
-  // The end of push(): writes `value` into slot b of `a` and makes it visible to thieves.
-  void publish(ring* a, index b, T value) noexcept {
+  // The end of push(): writes `value` into slot b of `a` and makes it visible to thieves. Always
+  // inlined into push, which is on every fork (GCC leaves it out of line in a large unit).
+  TINE_ALWAYS_INLINE void publish(ring* a, index b, T value) noexcept {
     // relaxed: published to thieves by the release fence + `bottom` store below.
     a->at(b).store(value, std::memory_order_relaxed);
     if constexpr (order::fences) {

@@ -111,6 +111,9 @@ struct completion {
       if (kind == frame_kind::call || resumes_parent_directly(rt, parent)) {
         if (arrival.exception) {
           parent->stash_exception(std::move(arrival.exception));
+          if (parent->in_scope) {
+            rt.request_check();  // its later forks here do not start children
+          }
         }
         return rt.transfer(handle_of(parent));
       }
@@ -142,7 +145,7 @@ struct completion {
       }
       // A continuation left behind by a task that moved away with resume_on: not ours to resume
       // directly; give it back to the thieves. (Cannot throw: the slot was just freed.)
-      rt.push(bottom, nullptr);
+      (void)rt.push(bottom, nullptr);
     }
     return false;
   }

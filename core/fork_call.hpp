@@ -115,12 +115,19 @@ struct spawn_awaitable {
       p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
       child_handle = handle_of(&p->frame_header);
       if constexpr (Fork) {
+        bool offered = false;
         try {
           // From here a thief may resume the parent: touch it no more.
-          rt.push(parent, child_handle.address());
+          offered = rt.push(parent, child_handle.address());
         } catch (...) {
           child_handle.destroy();  // the deque could not grow
           throw;
+        }
+        if (TINE_UNLIKELY(!offered)) {
+          // Not to start (its scope was stopped, or a sibling threw: push_checks.hpp): the task
+          // goes on to its join, which rethrows what the scope holds.
+          child_handle.destroy();
+          return self;
         }
       }
     } catch (...) {
@@ -148,11 +155,11 @@ struct spawn_awaitable {
 
   void await_resume() const {
     if constexpr (!Request::is_fork) {
-      // An eager call: a child that threw is rethrown here, before anything reads its result,
-      // when nothing was stolen since the last join (every forked sibling has then finished). If
-      // the task was stolen, siblings may still be running: the exception waits for the join.
+      // Outside a fork-join scope a call is a function call: its child's exception comes out
+      // here, before anything reads its result. Inside a scope every exception waits for the
+      // join (siblings may still run, and the task's handler could not join them).
       if (TINE_UNLIKELY(parent->has_exception.load(std::memory_order_relaxed)) &&
-          parent->steals == 0) {
+          !parent->in_scope) {
         std::rethrow_exception(parent->take_exception());
       }
     }

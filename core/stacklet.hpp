@@ -26,6 +26,7 @@
 /// joins (see `worker_stacks.hpp`), never concurrently.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+#include <tine/core/root_context.hpp>
 #include <tine/core/worker_hooks.hpp>
 
 #include <cstddef>
@@ -80,6 +81,9 @@ struct alignas(stack_alignment) stacklet {
   std::byte* sp;                  ///< First free byte.
   std::byte* end;                 ///< One past the last usable byte.
   const stacklet_source* source;  ///< Where the block came from; null: the heap (or the OS).
+  /// The root (or stop scope) of the tasks on this stacklet (root_context.hpp); set where a
+  /// worker starts on an empty stack, copied into each stacklet that follows.
+  root_context* context;
 
   std::byte* base() noexcept { return reinterpret_cast<std::byte*>(this + 1); }
   std::size_t capacity() noexcept { return static_cast<std::size_t>(end - base()); }
@@ -144,7 +148,8 @@ inline stacklet* try_make_stacklet(std::size_t bytes, stacklet* prev) noexcept {
   if (raw == nullptr) {
     return nullptr;
   }
-  auto* s = ::new (raw) stacklet{prev, nullptr, nullptr, nullptr, source};
+  auto* s = ::new (raw)
+      stacklet{prev, nullptr, nullptr, nullptr, source, prev != nullptr ? prev->context : nullptr};
   s->sp = s->base();
   s->end = static_cast<std::byte*>(raw) + round_down_to_stack_alignment(total);
   note_stacklet_allocated(total);
@@ -201,6 +206,7 @@ inline bool stack_is_empty(stacklet* top) noexcept { return top->prev == nullptr
 TINE_NOINLINE inline void* stack_push_slow(stacklet*& top, std::size_t bytes) {
   stacklet* cached = top->next;
   if (cached != nullptr && cached->capacity() >= bytes) {
+    cached->context = top->context;  // it may have held another root's tasks
     top = cached;
   } else {
     // Geometric growth: at least twice the current stacklet, and enough for this allocation.
@@ -232,6 +238,18 @@ TINE_ALWAYS_INLINE void* stack_push(stacklet*& top, std::size_t bytes) {
   return stack_push_slow(top, bytes);
 }
 
+/// Makes an empty stacklet the top of the stack whose top is `top`, for the tasks of stop scope
+/// `context` (root_context.hpp): the cached one above it, or a new one. Throws std::bad_alloc.
+inline void begin_scope_stacklet(stacklet*& top, root_context* context) {
+  stacklet* next = top->next;
+  if (next == nullptr) {
+    next = make_stacklet(2 * top->capacity(), top);  // geometric, as stack_push_slow
+    top->next = next;
+  }
+  next->context = context;
+  top = next;
+}
+
 TINE_NOINLINE inline void stack_pop_slow(stacklet*& top) noexcept {
   // `top` just emptied: its own cache goes, and it becomes the cache of its predecessor if it
   // belongs to the geometric sequence (the cache rule in the file comment).
@@ -242,6 +260,15 @@ TINE_NOINLINE inline void stack_pop_slow(stacklet*& top) noexcept {
   if (emptied->capacity() > 2 * top->capacity() + page_bytes) {
     top->next = nullptr;
     free_stacklet(emptied);
+  }
+}
+
+/// Undoes begin_scope_stacklet when nothing was allocated in the scope's stacklet since (the
+/// scope's first task could not start); otherwise the stack already left it when that task's
+/// frame was freed, and this does nothing.
+inline void end_scope_stacklet(stacklet*& top, const root_context* context) noexcept {
+  if (top->context == context && top->empty() && top->prev != nullptr) {
+    stack_pop_slow(top);
   }
 }
 

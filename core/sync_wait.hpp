@@ -42,7 +42,7 @@ template <>
 struct root_result<void> {};
 
 template <typename T, typename F, typename... Args>
-struct root_job : submit_node, root_sink, root_result<T> {
+struct root_job : submit_node, waiting_sink, root_result<T> {
   F&& fn;
   std::tuple<Args&&...> args;
 
@@ -71,7 +71,9 @@ struct root_job : submit_node, root_sink, root_result<T> {
     }
     p->frame_header.kind = frame_kind::root;
     p->frame_header.root = self;
-    runtime().resume(handle_of(&p->frame_header));
+    worker_runtime& rt = runtime();
+    rt.enter(&self->context);
+    rt.resume(handle_of(&p->frame_header));
   }
 };
 
@@ -92,6 +94,7 @@ auto sync_wait(S& sched, F&& fn, Args&&... args) {
           "co_await tine::call(&result, fn, args...) instead");
     }
     detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
+    job.context.scheduler.emplace(sched);
     sched.schedule(&job);
     job.wait();
     if (job.exception) {

@@ -191,10 +191,11 @@ class [[nodiscard(
 
   /// A task that was never started is destroyed with its frame, which must be the most recent
   /// allocation of the calling worker's stack (see detail::check_unstarted_free).
-  ~task() {
-    if (m_promise != nullptr) {
-      detail::check_unstarted_free(m_promise);
-      detail::handle_of(&m_promise->frame_header).destroy();
+  // always_inline: it runs for every child (whose task object is empty by then), and GCC leaves
+  // it out of line in a large translation unit, a call on the fork path for a null test.
+  TINE_ALWAYS_INLINE ~task() {
+    if (TINE_UNLIKELY(m_promise != nullptr)) {
+      destroy_unstarted(m_promise);
     }
   }
 
@@ -204,6 +205,11 @@ class [[nodiscard(
   friend struct detail::task_access;
 
   explicit task(detail::promise<T> * p) noexcept : m_promise(p) {}
+
+  TINE_NOINLINE static void destroy_unstarted(detail::promise<T> * p) noexcept {
+    detail::check_unstarted_free(p);
+    detail::handle_of(&p->frame_header).destroy();
+  }
 
   detail::promise<T>* m_promise;
 };

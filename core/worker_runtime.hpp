@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <optional>
 
+#include <tine/core/cancelled.hpp>
 #include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/owner_fence.hpp>
+#include <tine/core/push_checks.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
 
@@ -44,16 +46,34 @@ TINE_ALWAYS_INLINE std::uintptr_t stack_pointer() noexcept {
 #endif
 }
 
+/// A fork found the check marker (push_checks.hpp): true if `parent`'s child must not start,
+/// because `parent` already holds an exception (a sibling threw) or its root or stop scope was
+/// asked to stop (then `parent` gets a tine::cancelled for its join).
+TINE_NOINLINE inline bool check_fork(frame* parent) {
+  const root_context* context = parent->stack != nullptr ? parent->stack->context : nullptr;
+  const bool stopped = context != nullptr && context->stopped();
+  // acquire: the exception stored by a child on another worker (whose marker request we saw).
+  if (stopped && !parent->has_exception.load(std::memory_order_acquire)) {
+    parent->stash_exception(std::make_exception_ptr(cancelled()));
+  }
+  return stopped || parent->has_exception.load(std::memory_order_acquire);
+}
+
 class worker_runtime {
  public:
   /// How deep the thread's stack may grow below `resume()` before a switch goes through the
   /// resume loop instead of nesting (see transfer()).
   static constexpr std::uintptr_t transfer_depth_limit = 32 * 1024;
 
+  /// Throws std::bad_alloc.
   worker_runtime(std::size_t deque_capacity, owner_fence fence, worker_context* owner)
       : m_deque(deque_capacity, fence == owner_fence::asymmetric),
         m_owner(owner),
-        m_unshared(fence == owner_fence::none) {}
+        m_unshared(fence == owner_fence::none) {
+    push_hook_registry::instance().add(&m_push_hook);
+  }
+
+  ~worker_runtime() { push_hook_registry::instance().remove(&m_push_hook); }
 
   /// The fence in effect (asymmetric only where the deque could split it).
   owner_fence fence() const noexcept {
@@ -97,13 +117,29 @@ class worker_runtime {
   }
 
   /// Owner: offers the continuation of `parent` to thieves (`child`: the child just forked, or
-  /// null; see continuation_queue::push); throws std::bad_alloc if the deque cannot grow (or what
-  /// an installed continuation_queue throws).
-  TINE_ALWAYS_INLINE void push(frame* parent, void* child) {
-    if (TINE_UNLIKELY(m_queue != nullptr)) {
-      return push_to_queue(parent, child);
+  /// null; see continuation_queue::push) and returns true; or returns false, offering nothing,
+  /// when the child must not start (push_checks.hpp). Throws std::bad_alloc if the deque cannot
+  /// grow (or what an installed continuation_queue throws).
+  TINE_ALWAYS_INLINE bool push(frame* parent, void* child) {
+    // acquire: with the check marker comes what it was set for (push_checks.hpp); a plain load
+    // on x86-64, like the relaxed one it replaced.
+    if (TINE_UNLIKELY(m_push_hook.load(std::memory_order_acquire) != nullptr)) {
+      return push_cold(parent, child);
     }
     m_deque.push(parent);
+    return true;
+  }
+
+  /// Any thread: this worker looks before its next fork starts a child (push_checks.hpp).
+  void request_check() noexcept { detail::request_check(m_push_hook); }
+
+  /// Owner, on an empty stack: the tasks it runs next belong to `context` (a root, a stop scope,
+  /// or null: none); if that was asked to stop, forks look first (root_context.hpp).
+  void enter(root_context* context) noexcept {
+    top()->context = context;
+    if (context != nullptr && context->stopped()) {
+      request_check();
+    }
   }
 
   /// A strand arrives at the join of `f`, which a thief took: the installed queue counts it, or
@@ -140,6 +176,9 @@ class worker_runtime {
   /// of work, with the deque empty (worker_context::set_continuation_queue checks).
   void set_queue(continuation_queue* q) noexcept {
     m_queue = q;
+    // relaxed: the owner's own pushes read it; a concurrent check request that loses the race
+    // concerns no task of this worker's (a worker with a queue is not stopped this way).
+    m_push_hook.store(q, std::memory_order_relaxed);
     m_pop_unshared = m_unshared || q != nullptr;
   }
   continuation_queue* queue() const noexcept { return m_queue; }
@@ -169,8 +208,21 @@ class worker_runtime {
   }
 
  private:
-  TINE_NOINLINE [[gnu::cold]] void push_to_queue(frame* parent, void* child) {
+  /// A fork whose worker has a continuation queue, or was asked to look first.
+  TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
+    if (m_queue == nullptr) {
+      // The check marker. Cleared before looking (acq_rel): a request made after this sets it
+      // again, and one made before is seen below with what it was for.
+      m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
+      if (check_fork(parent)) {
+        request_check();  // the task goes on forking: keep looking
+        return false;
+      }
+      m_deque.push(parent);
+      return true;
+    }
     m_queue->push(parent, child);
+    return true;
   }
   TINE_NOINLINE [[gnu::cold]] frame* pop_from_queue() noexcept {
     return m_queue->pop().value_or(nullptr);
@@ -183,6 +235,9 @@ class worker_runtime {
   std::coroutine_handle<> m_next;
   const hook_binding* m_hooks = nullptr;
   continuation_queue* m_queue = nullptr;
+  /// What every fork tests: null, the continuation queue, or the check marker (push_checks.hpp).
+  /// Written by other threads only to set the marker.
+  std::atomic<void*> m_push_hook{nullptr};
   bool m_unshared;
   bool m_pop_unshared = m_unshared;  // declared after m_unshared: initialised from it
 };

@@ -175,7 +175,7 @@ void mpi_pool::work_or_steal() {
   }
 }
 
-void mpi_pool::run_root(submit_node* root, detail::root_sink& sink, void* value,
+void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* value,
                         std::size_t value_bytes, std::uint64_t signature) {
   if (std::this_thread::get_id() != m_thread) {
     throw std::logic_error(

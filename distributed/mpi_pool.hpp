@@ -157,7 +157,7 @@ class mpi_pool {
   /// gives every rank the outcome: the bytes are copied into `value` on the other ranks, or the
   /// root's exception, rebuilt from its description, is thrown on all of them. `signature`
   /// identifies the root's function: it must be the same on every rank. Collective.
-  void run_root(submit_node* root, detail::root_sink& sink, void* value, std::size_t value_bytes,
+  void run_root(submit_node* root, detail::waiting_sink& sink, void* value, std::size_t value_bytes,
                 std::uint64_t signature);
 
  private:

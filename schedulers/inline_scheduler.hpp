@@ -8,7 +8,10 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <thread>
 
@@ -23,12 +26,22 @@ class inline_scheduler {
  public:
   inline_scheduler() : m_thread([this] { loop(); }) {}
 
+  /// Roots spawned here and tasks of it suspended on a future: the destructor waits for them
+  /// (scheduler_ref.hpp).
+  std::atomic<std::size_t>& pending_work() noexcept { return m_pending; }
+
   inline_scheduler(const inline_scheduler&) = delete;
   inline_scheduler& operator=(const inline_scheduler&) = delete;
 
-  /// Stops the worker after it has run everything already submitted. Destroy the scheduler only
-  /// once every sync_wait on it has returned.
+  /// Waits for the roots spawned here and its tasks suspended on a future, then stops the worker
+  /// after it has run everything already submitted. Destroy the scheduler only once every
+  /// sync_wait on it has returned.
   ~inline_scheduler() {
+    // acquire: pairs with the release decrements of pending work.
+    for (auto pause = std::chrono::microseconds(20); m_pending.load(std::memory_order_acquire) != 0;
+         pause = std::min(pause * 2, std::chrono::microseconds(2000))) {
+      std::this_thread::sleep_for(pause);
+    }
     m_stop.store(true, std::memory_order_release);
     wake();
     m_thread.join();
@@ -53,6 +66,7 @@ class inline_scheduler {
 
   void loop() {
     m_context.set_worker_count(1);
+    m_context.set_scheduler(*this);
     m_context.bind();
     for (;;) {
       // acquire: pairs with wake(); read before checking for work so a concurrent submission
@@ -77,7 +91,8 @@ class inline_scheduler {
   worker_context m_context{1024, /*unshared=*/true};  // nobody else ever steals from it
   std::atomic<std::uint32_t> m_epoch{0};
   std::atomic<bool> m_stop{false};
-  std::thread m_thread;
+  std::atomic<std::size_t> m_pending{0};
+  std::thread m_thread;  // last: it starts in the constructor, with every member above made
 };
 
 static_assert(scheduler<inline_scheduler>);

@@ -148,6 +148,10 @@ class pool_base {
   /// A snapshot of worker i's counters. Throws std::out_of_range if i >= size().
   worker_stats stats(std::size_t i) const { return at(i).counters.snapshot(); }
 
+  /// Work the pool's destructor waits for that no queue of it shows: roots spawned on it
+  /// (tine::spawn) and its tasks suspended on a future. tine counts it (scheduler_ref.hpp).
+  std::atomic<std::size_t>& pending_work() noexcept { return m_pending; }
+
   /// The counters of all workers added together.
   worker_stats stats() const noexcept {
     worker_stats sum;
@@ -191,6 +195,8 @@ class pool_base {
     auto* self = static_cast<Derived*>(this);
     for (std::size_t i = 0; i < size(); ++i) {
       m_workers[i]->handle = std::make_unique<pool_worker>(self, i, &submit_to);
+      // A task of this pool awaiting a future comes back through the pool (and wakes it).
+      m_workers[i]->context.set_scheduler(*self);
     }
     if constexpr (is_observed<Observer>) {
       m_observer.attach(size());
@@ -216,6 +222,7 @@ class pool_base {
           "a tine pool was destroyed by one of its own workers (from inside a task), which would "
           "wait for itself forever");
     }
+    wait_for_pending();
     wait_until_quiescent();
     stop_and_join();
     // A task that moved in (resume_on from another scheduler) after the pool drained would wait
@@ -357,6 +364,16 @@ class pool_base {
     tls_pool_identity = {};
   }
 
+  /// Sleeps until no spawned root and no task awaiting a future is left (pending_work).
+  void wait_for_pending() const noexcept {
+    auto pause = std::chrono::microseconds(20);
+    // acquire: pairs with the release decrements, so what those pieces of work did is done.
+    while (m_pending.load(std::memory_order_acquire) != 0) {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    }
+  }
+
   /// Polls until no worker is busy and nothing is queued or stealable, with every worker's
   /// activity unchanged across the checks (so no work was taken, hence none created, meanwhile).
   /// A worker announces a piece of work before taking it and the taking releases that
@@ -410,6 +427,8 @@ class pool_base {
   // Its own line: idle busy workers poll it (the shared queue aligns its own lines).
   alignas(64) std::atomic<bool> m_stop{false};
   shared_submissions m_shared;
+  // Its own line: spawns from outside and completions on the workers write it.
+  alignas(64) std::atomic<std::size_t> m_pending{0};
 };
 
 }  // namespace detail

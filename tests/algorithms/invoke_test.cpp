@@ -156,7 +156,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(runs_in_parallel, Sched, pools_of_two_or_more) {
   BOOST_TEST(r.saw_other[1].load());
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_ran, Sched, schedulers) {
+BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_the_started_ones, Sched,
+                              schedulers) {
   Sched sched;
   for (int bad = 0; bad < 4; ++bad) {
     tine_test::gauge gauge;
@@ -173,9 +174,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_ran, Sched, 
     };
     BOOST_CHECK_THROW(tine::invoke(sched, callable(0), callable(1), callable(2), callable(3)),
                       tine_test::test_error);
-    BOOST_TEST(gauge.live.load() == 0);
+    BOOST_TEST(gauge.live.load() == 0);  // the exception came after every started one finished
     for (int i = 0; i < 4; ++i) {
-      BOOST_TEST(calls[i].load() == 1, "bad=" << bad << " callable " << i);
+      // Those before the bad one started; those after it may not have (they are not started
+      // once an exception is stored); none ran twice.
+      if (i <= bad) {
+        BOOST_TEST(calls[i].load() == 1, "bad=" << bad << " callable " << i);
+      } else {
+        BOOST_TEST(calls[i].load() <= 1, "bad=" << bad << " callable " << i);
+      }
     }
   }
 }
@@ -201,7 +208,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(several_exceptions_one_reaches_the_caller, Sched, 
     const std::string what = e.what();
     BOOST_TEST((what == "first" || what == "task" || what == "last"), what);
   }
-  BOOST_TEST(calls.load() == 3);
+  // The first and the last (called) always run; the second is not started once the first threw,
+  // unless a thief started it before.
+  BOOST_TEST((calls.load() == 2 || calls.load() == 3), calls.load());
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {

@@ -1,0 +1,435 @@
+#ifndef TINE_CORE_FUTURE_HPP
+#define TINE_CORE_FUTURE_HPP
+
+/// \file future.hpp
+/// `tine::future<T>`: the outcome of work started without waiting (`tine::spawn`, `tine::when_all`),
+/// to be waited for, polled, awaited, or stopped.
+///
+/// ```
+/// tine::future<long> f = tine::spawn(pool, fib, 40);  // returns at once; the root runs on pool
+/// do_other_things();
+/// long r = f.get();  // blocks until done; rethrows the root's exception
+/// ```
+///
+/// - `get()` (once), `wait()`, `wait_for()`, `wait_until()` block the calling thread; on a tine
+///   worker they throw std::logic_error instead (blocking a worker can deadlock its pool): inside a
+///   task, `co_await std::move(f)`.
+/// - `co_await std::move(f)` inside a task suspends the task like a join that waits: the worker
+///   goes on with other work and the task resumes on its own scheduler when the outcome arrives.
+///   Allowed outside a fork-join scope only (join first), as `resume_on`. From any other C++20
+///   coroutine, `co_await` resumes the coroutine on the thread that completes the future.
+/// - `request_stop()` asks the root's tasks to stop (idempotent; nothing once done; from another
+///   thread, through a `stop_handle()`, since a future is for one thread at a time):
+///   forks no longer start children, `tine::stop_requested()` is true in its tasks, and a root
+///   that has not started does not. The outcome is then `tine::cancelled`, unless the root
+///   returns a value anyway.
+/// - Destroying a future whose outcome is not there requests a stop and waits, like
+///   `std::jthread` (on a worker it cannot wait: it detaches). `detach()` lets the work go on
+///   alone; the scheduler's destructor still waits for it, and an exception it ends with goes to
+///   the handler set with `tine::set_detached_exception_handler`.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <chrono>
+#include <coroutine>
+#include <exception>
+#include <future>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/context.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/future_state.hpp>
+#include <tine/core/scheduler_ref.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/core/worker_runtime.hpp>
+
+namespace tine {
+
+template <typename T>
+class future;
+
+namespace detail {
+
+/// Throws the logic_error of a blocking call made on a worker thread.
+inline void refuse_blocking_on_worker(const char* function) {
+  if (current_worker() != nullptr) {
+    throw std::logic_error(std::string(function) +
+                           ": called on a tine worker thread, which would block it (and could "
+                           "deadlock its pool); inside a task use co_await std::move(future)");
+  }
+}
+
+/// Takes the outcome out of `state`, dropping the reference `owner` held.
+template <typename T>
+T take_outcome(future_state<T>* state) {
+  struct releaser {
+    future_state<T>* s;
+    ~releaser() { s->release(); }
+  } guard{state};
+  if (state->exception) {
+    // Moved out: the exception object then dies with the caller's last reference, on the
+    // caller's thread, whichever thread frees the state.
+    std::rethrow_exception(std::exchange(state->exception, nullptr));
+  }
+  if constexpr (!std::is_void_v<T>) {
+    return std::move(state->value);
+  }
+}
+
+/// `co_await std::move(future)` inside a task: the task parks its stack and suspends; the
+/// outcome's arrival schedules it back on the scheduler it ran on (the awaitable lives in the
+/// task's frame and is the submission).
+template <typename T>
+struct future_awaitable : future_waiter, submit_node {
+  future_state<T>* state;
+  frame* task;
+  std::optional<scheduler_ref> home;
+  std::atomic<std::size_t>* pending = nullptr;
+
+  future_awaitable(future_state<T>* s, frame* f) noexcept : future_waiter{&notify}, state(s), task(f) {
+    run = &arrive;
+  }
+
+  bool await_ready() const {
+    if (state == nullptr) {
+      throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
+                             "from, already taken, or detached)");
+    }
+    if (task->in_scope) {
+      throw std::logic_error(
+          "tine::future: a task cannot await a future between a fork and its join; co_await "
+          "tine::join() first");
+    }
+    worker_runtime& rt = runtime();
+    if (rt.queue() != nullptr) {
+      throw std::logic_error(
+          "tine::future: a task on a worker with a continuation queue (tine::mpi_pool) cannot "
+          "await a future");
+    }
+    if (home_scheduler(rt) == nullptr) {
+      throw std::logic_error(
+          "tine::future: the awaiting task's scheduler is unknown (its worker declares none and "
+          "its root was not started by sync_wait or spawn), so it could not be resumed");
+    }
+    return state->ready();
+  }
+
+  bool await_suspend(std::coroutine_handle<>) {
+    worker_runtime& rt = runtime();
+    home.emplace(*home_scheduler(rt));
+    pending = home->pending_work();
+    task->stack = rt.top();
+    worker_stacks::prepare_to_park(task->stack);
+    rt.stacks().park();
+    if (pending != nullptr) {
+      pending->fetch_add(1, std::memory_order_relaxed);  // released by arrive()
+    }
+    std::atomic<std::size_t>* p = pending;
+    bool registered = false;
+    try {
+      registered = state->set_waiter(this);
+    } catch (...) {
+      undo_suspend(rt, p);
+      throw;
+    }
+    if (!registered) {
+      undo_suspend(rt, p);  // the outcome came meanwhile: go on here
+      return false;
+    }
+    return true;  // from here the task may already run elsewhere: touch nothing of it
+  }
+
+  T await_resume() { return take_outcome(std::exchange(state, nullptr)); }
+
+  ~future_awaitable() {
+    if (state != nullptr) {
+      state->release();  // an await that threw before suspending
+    }
+  }
+
+ private:
+  void undo_suspend(worker_runtime& rt, std::atomic<std::size_t>* p) noexcept {
+    if (p != nullptr) {
+      p->fetch_sub(1, std::memory_order_relaxed);
+    }
+    rt.stacks().adopt(task->stack);
+  }
+
+  static void notify(future_waiter* w) noexcept {
+    auto* self = static_cast<future_awaitable*>(w);
+    try {
+      self->home->schedule(self);
+    } catch (...) {
+      fatal(
+          "tine::future: the scheduler of a task awaiting a future refused to take it back "
+          "(its schedule() threw); the task cannot resume");
+    }
+  }
+
+  static void arrive(submit_node* node) {
+    auto* self = static_cast<future_awaitable*>(node);
+    worker_runtime& rt = runtime();
+    rt.stacks().adopt(self->task->stack);
+    if (self->pending != nullptr) {
+      // release: pairs with the scheduler's destructor's acquire load.
+      self->pending->fetch_sub(1, std::memory_order_release);
+    }
+    rt.resume(handle_of(self->task));
+  }
+};
+
+/// `co_await std::move(future)` in any other coroutine: resumed on the completing thread.
+template <typename T>
+struct future_coroutine_awaiter : future_waiter {
+  future_state<T>* state;
+  std::coroutine_handle<> waiting;
+
+  explicit future_coroutine_awaiter(future_state<T>* s) noexcept
+      : future_waiter{&notify}, state(s) {}
+
+  bool await_ready() const {
+    if (state == nullptr) {
+      throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
+                             "from, already taken, or detached)");
+    }
+    return state->ready();
+  }
+  bool await_suspend(std::coroutine_handle<> h) {
+    waiting = h;
+    return state->set_waiter(this);
+  }
+  T await_resume() { return take_outcome(std::exchange(state, nullptr)); }
+  ~future_coroutine_awaiter() {
+    if (state != nullptr) {
+      state->release();
+    }
+  }
+
+ private:
+  static void notify(future_waiter* w) noexcept {
+    static_cast<future_coroutine_awaiter*>(w)->waiting.resume();
+  }
+};
+
+/// A callback given to future::on_complete, on the heap until it runs.
+template <typename F>
+struct callback_waiter : future_waiter {
+  F fn;
+  explicit callback_waiter(F f) : future_waiter{&notify}, fn(std::move(f)) {}
+  static void notify(future_waiter* w) noexcept {
+    auto* self = static_cast<callback_waiter*>(w);
+    try {
+      self->fn();
+    } catch (...) {
+      fatal("tine::future::on_complete: the callback threw (it runs on the completing thread, "
+            "where nothing can catch it)");
+    }
+    delete self;
+  }
+};
+
+struct future_access;
+
+}  // namespace detail
+
+/// Asks a root to stop from any thread, at any time, however long its future lives: what
+/// `future::stop_handle()` returns. Copyable; keeps the root's state (not its work) alive.
+class stop_handle {
+ public:
+  stop_handle() noexcept = default;
+  stop_handle(const stop_handle& other) noexcept : m_state(other.m_state) {
+    if (m_state != nullptr) {
+      m_state->retain();
+    }
+  }
+  stop_handle& operator=(const stop_handle& other) noexcept {
+    stop_handle copy(other);
+    std::swap(m_state, copy.m_state);
+    return *this;
+  }
+  ~stop_handle() {
+    if (m_state != nullptr) {
+      m_state->release();
+    }
+  }
+
+  /// As future::request_stop (nothing once the outcome is there, or for an empty handle).
+  void request_stop() const noexcept {
+    if (m_state != nullptr) {
+      m_state->request_stop();
+    }
+  }
+
+ private:
+  template <typename>
+  friend class future;
+  explicit stop_handle(detail::future_state_base* s) noexcept : m_state(s) { m_state->retain(); }
+
+  detail::future_state_base* m_state = nullptr;
+};
+
+template <typename T>
+class [[nodiscard(
+    "a tine::future that is dropped at once stops its work and waits for it; keep it, or call "
+    "detach()")]] future {
+ public:
+  using value_type = T;
+
+  /// A future with no outcome (valid() is false).
+  future() noexcept = default;
+
+  future(future&& other) noexcept : m_state(std::exchange(other.m_state, nullptr)) {}
+  future& operator=(future&& other) noexcept {
+    if (this != &other) {
+      abandon();
+      m_state = std::exchange(other.m_state, nullptr);
+    }
+    return *this;
+  }
+  future(const future&) = delete;
+  future& operator=(const future&) = delete;
+
+  /// If the outcome is not there: requests a stop and waits for it (detaches instead on a tine
+  /// worker, which must not block).
+  ~future() { abandon(); }
+
+  /// Whether this future holds an outcome to come (not moved from, taken or detached).
+  bool valid() const noexcept { return m_state != nullptr; }
+
+  /// Whether the outcome is there; never blocks. False for an invalid future.
+  bool ready() const noexcept { return m_state != nullptr && m_state->ready(); }
+
+  /// Blocks until the outcome is there. Throws std::logic_error on a tine worker or if invalid.
+  void wait() const {
+    check("tine::future::wait");
+    m_state->wait();
+  }
+
+  /// Blocks until the outcome is there or `d` has passed.
+  template <typename Rep, typename Period>
+  std::future_status wait_for(const std::chrono::duration<Rep, Period>& d) const {
+    return wait_until(std::chrono::steady_clock::now() + d);
+  }
+
+  /// Blocks until the outcome is there or `deadline`.
+  template <typename Clock, typename Duration>
+  std::future_status wait_until(const std::chrono::time_point<Clock, Duration>& deadline) const {
+    check("tine::future::wait_until");
+    return m_state->wait_until(deadline) ? std::future_status::ready : std::future_status::timeout;
+  }
+
+  /// Waits, then returns the value or rethrows the root's exception; the future is then invalid.
+  T get() {
+    check("tine::future::get");
+    m_state->wait();
+    return detail::take_outcome(std::exchange(m_state, nullptr));
+  }
+
+  /// Asks the root's tasks to stop (see the file comment). Thread-safe, idempotent; nothing once
+  /// the outcome is there or on an invalid future.
+  void request_stop() noexcept {
+    if (m_state != nullptr) {
+      m_state->request_stop();
+    }
+  }
+
+  /// A handle that requests a stop from any thread, even while this future is used or after it
+  /// is gone (a future itself, like std::future, is for one thread at a time). Empty if invalid.
+  tine::stop_handle stop_handle() const noexcept {
+    return m_state != nullptr ? tine::stop_handle(m_state) : tine::stop_handle();
+  }
+
+  /// Lets the work go on without this future, which becomes invalid (see the file comment).
+  void detach() noexcept {
+    if (m_state != nullptr) {
+      std::exchange(m_state, nullptr)->detach();
+    }
+  }
+
+  /// Calls `fn()` once when the outcome arrives, on the completing thread (at once, here, if it
+  /// is already there); the future stays valid. One continuation per future (on_complete,
+  /// co_await, when_all): a second throws std::logic_error. `fn` must not throw.
+  template <typename F>
+  void on_complete(F fn) {
+    if (m_state == nullptr) {
+      throw std::logic_error("tine::future::on_complete: the future holds no outcome");
+    }
+    auto* w = new detail::callback_waiter<std::decay_t<F>>(std::move(fn));
+    bool registered = false;
+    try {
+      registered = m_state->set_waiter(w);
+    } catch (...) {
+      delete w;
+      throw;
+    }
+    if (!registered) {
+      w->notify(w);  // already there: run it now (it deletes itself)
+    }
+  }
+
+  // Inside a task: `co_await std::move(f)` (see the file comment).
+  using tine_request = void;
+  detail::future_awaitable<T> bind(detail::frame& f) && noexcept {
+    return detail::future_awaitable<T>(std::exchange(m_state, nullptr), &f);
+  }
+
+  /// In any other coroutine: resumed on the thread that completes the future.
+  detail::future_coroutine_awaiter<T> operator co_await() && noexcept {
+    return detail::future_coroutine_awaiter<T>(std::exchange(m_state, nullptr));
+  }
+
+ private:
+  friend struct detail::future_access;
+  explicit future(detail::future_state<T>* s) noexcept : m_state(s) {}
+
+  void check(const char* function) const {
+    if (m_state == nullptr) {
+      throw std::logic_error(std::string(function) +
+                             ": the future holds no outcome (moved from, already taken, or "
+                             "detached)");
+    }
+    if (!m_state->ready()) {
+      detail::refuse_blocking_on_worker(function);
+    }
+  }
+
+  void abandon() noexcept {
+    detail::future_state<T>* s = std::exchange(m_state, nullptr);
+    if (s == nullptr) {
+      return;
+    }
+    if (!s->ready()) {
+      s->request_stop();
+      if (current_worker() != nullptr) {
+        s->detach();  // a worker must not block: the scheduler's destructor waits instead
+        return;
+      }
+      s->wait();
+    }
+    s->release();
+  }
+
+  detail::future_state<T>* m_state = nullptr;
+};
+
+namespace detail {
+struct future_access {
+  template <typename T>
+  static future<T> make(future_state<T>* s) noexcept {
+    return future<T>(s);
+  }
+  /// Takes the state (and its reference) out of `f`, which becomes invalid.
+  template <typename T>
+  static future_state<T>* release(future<T>& f) noexcept {
+    return std::exchange(f.m_state, nullptr);
+  }
+};
+}  // namespace detail
+
+}  // namespace tine
+
+#endif  // TINE_CORE_FUTURE_HPP

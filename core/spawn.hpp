@@ -1,0 +1,143 @@
+#ifndef TINE_CORE_SPAWN_HPP
+#define TINE_CORE_SPAWN_HPP
+
+/// \file spawn.hpp
+/// `tine::spawn(scheduler, fn, args...)`: starts `fn(args...)` as a root task on the scheduler
+/// and returns at once with a `tine::future` of its outcome. Unlike `sync_wait`, the arguments
+/// (and `fn`) are copied or moved into the future's state, which the root refers to: they live
+/// until the root ends. Callable from any thread, tine workers included (a task can spawn work
+/// beside itself: `tine::spawn(tine::current_scheduler(), fn, args...)`).
+///
+/// Throws std::bad_alloc (no memory for the state), or what `schedule` threw (it did not take
+/// the root); a failure to start the root on the worker (no memory for its frame) reaches the
+/// future as its exception.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <atomic>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <tine/core/cancelled.hpp>
+#include <tine/core/concepts.hpp>
+#include <tine/core/frame.hpp>
+#include <tine/core/future.hpp>
+#include <tine/core/future_state.hpp>
+#include <tine/core/scheduler_ref.hpp>
+#include <tine/core/submit_node.hpp>
+#include <tine/core/task.hpp>
+#include <tine/core/worker_runtime.hpp>
+
+namespace tine {
+namespace detail {
+
+template <typename X>
+struct spawned_value;
+template <typename T>
+struct spawned_value<task<T>> {
+  using type = T;
+};
+
+/// The root's state: its future's, plus the callable, the arguments and the submission.
+template <typename T, typename F, typename... Args>
+class spawn_state final : public future_state<T>, public submit_node {
+ public:
+  template <typename G, typename... A>
+  spawn_state(std::atomic<std::size_t>* pending, G&& fn, A&&... args)
+      : future_state<T>(&destroy, pending),
+        m_fn(std::forward<G>(fn)),
+        m_args(std::forward<A>(args)...) {
+    run = &start;
+  }
+
+ private:
+  static void destroy(future_state_base* s) noexcept { delete static_cast<spawn_state*>(s); }
+
+  static void start(submit_node* node) {
+    auto* self = static_cast<spawn_state*>(node);
+    if (self->context.stop.load(std::memory_order_acquire)) {
+      // Stopped before it started: it never does.
+      self->exception = std::make_exception_ptr(cancelled());
+      self->complete();
+      return;
+    }
+    promise<T>* p = nullptr;
+    try {
+      auto t = std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); },
+                          self->m_args);
+      p = task_access::release(t);
+    } catch (...) {
+      // Creating the task failed (no memory, or an argument's copy threw): report, do not hang.
+      self->exception = std::current_exception();
+      self->complete();
+      return;
+    }
+    if constexpr (!std::is_void_v<T>) {
+      p->set_result(&self->value);
+    }
+    p->frame_header.kind = frame_kind::root;
+    p->frame_header.root = self;
+    worker_runtime& rt = runtime();
+    rt.enter(&self->context);
+    rt.resume(handle_of(&p->frame_header));
+  }
+
+  F m_fn;
+  std::tuple<Args...> m_args;
+};
+
+}  // namespace detail
+
+/// Starts `fn(args...)` on `sched` and returns its future (see the file comment).
+template <typename S, typename F, typename... Args>
+requires scheduler<std::remove_cvref_t<S>>
+[[nodiscard(
+    "tine::spawn returns a future: dropping it at once stops the work and waits for it; keep "
+    "it, or call detach()")]] auto
+spawn(S&& sched, F&& fn, Args&&... args) {
+  using Fn = std::decay_t<F>;
+  static_assert(std::is_invocable_v<Fn&, std::decay_t<Args>&...>,
+                "tine::spawn(sched, fn, args...): fn cannot be called with these arguments "
+                "(compare their number and types with fn's parameters; spawn passes copies of "
+                "the arguments, as lvalues)");
+  if constexpr (std::is_invocable_v<Fn&, std::decay_t<Args>&...>) {
+    using R = std::invoke_result_t<Fn&, std::decay_t<Args>&...>;
+    static_assert(task_type<R>,
+                  "tine::spawn(sched, fn, args...): fn(args...) must return tine::task<T>: only "
+                  "a coroutine returning tine::task<T> can run on a scheduler");
+    if constexpr (task_type<R>) {
+      using T = typename detail::spawned_value<R>::type;
+      static_assert(std::is_void_v<T> ||
+                        (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
+                    "tine::spawn: the root task's return type must be default-constructible and "
+                    "move-assignable (the future holds one that the task assigns)");
+      const scheduler_ref target(sched);  // (a scheduler_ref is copied)
+      std::atomic<std::size_t>* pending = target.pending_work();
+      auto* state = new detail::spawn_state<T, Fn, std::decay_t<Args>...>(
+          pending, std::forward<F>(fn), std::forward<Args>(args)...);
+      state->context.scheduler.emplace(target);
+      if (pending != nullptr) {
+        // relaxed: the scheduler's destructor runs after this call returns, or not at all
+        // while it holds the root; complete() releases.
+        pending->fetch_add(1, std::memory_order_relaxed);
+      }
+      try {
+        target.schedule(state);
+      } catch (...) {
+        // It did not take the root: nothing runs, nothing is pending.
+        if (pending != nullptr) {
+          pending->fetch_sub(1, std::memory_order_relaxed);
+        }
+        delete state;
+        throw;
+      }
+      return detail::future_access::make<T>(state);
+    }
+  }
+}
+
+}  // namespace tine
+
+#endif  // TINE_CORE_SPAWN_HPP
