@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include <tine/core/cancelled.hpp>
 #include <tine/distributed/remote_error.hpp>
 
 namespace tine::mpi::detail {
@@ -222,6 +223,7 @@ registry& the_registry() {
                      ? std::make_exception_ptr(std::system_error(code))
                      : std::make_exception_ptr(std::system_error(code, std::string(prefix)));
         }});
+    made->add(without_message<tine::cancelled>("tine::cancelled"));
     made->add(exception_kind{
         "tine::mpi::remote_error", &typeid(remote_error),
         [](const std::exception_ptr& e, std::string& payload) {

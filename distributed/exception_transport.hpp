@@ -15,7 +15,7 @@
 ///   system, iostream or future category, `std::future_error`, `std::bad_alloc`,
 ///   `std::bad_array_new_length`, `std::bad_cast`, `std::bad_typeid`, `std::bad_exception`,
 ///   `std::bad_function_call`, `std::bad_optional_access`, `std::bad_variant_access`,
-///   `std::bad_any_cast`, `std::bad_weak_ptr`; and `tine::mpi::remote_error`;
+///   `std::bad_any_cast`, `std::bad_weak_ptr`; `tine::cancelled` and `tine::mpi::remote_error`;
 /// - a type of the program's, once it is registered with `register_exception` on every rank.
 ///
 /// An object of a type derived from one of these (and not registered itself) arrives as the
