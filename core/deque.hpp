@@ -375,7 +375,7 @@ class deque {
   }
 
   // The end of push(): writes `value` into slot b of `a` and makes it visible to thieves.
-  void publish(ring* a, index b, T value) noexcept {
+  TINE_ALWAYS_INLINE void publish(ring* a, index b, T value) noexcept {
     // relaxed: published to thieves by the release fence + `bottom` store below.
     a->at(b).store(value, std::memory_order_relaxed);
     if constexpr (order::fences) {
