@@ -71,7 +71,9 @@ struct root_job : submit_node, root_sink, root_result<T> {
     }
     p->frame_header.kind = frame_kind::root;
     p->frame_header.root = self;
-    runtime().resume(handle_of(&p->frame_header));
+    worker_runtime& rt = runtime();
+    rt.views().begin_root();
+    rt.resume(handle_of(&p->frame_header));
   }
 };
 
