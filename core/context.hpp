@@ -142,11 +142,12 @@ class worker_context {
   /// it, when memory is too short: keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
-    if (!m_runtime.stacks().reserve()) {
+    if (!reserve()) {
       throw std::bad_alloc();
     }
     ++continuation->steals;
     m_runtime.enter(nullptr);
+    m_runtime.views().begin_stolen(continuation);
     m_runtime.resume(detail::handle_of(continuation));
   }
 
@@ -157,10 +158,12 @@ class worker_context {
   /// it), and returns when the work that leads to is done.
   void resume_joined(detail::frame* f) {
     check_idle();
-    if (!m_runtime.stacks().reserve()) {
+    if (!reserve()) {
       throw std::bad_alloc();
     }
     m_runtime.stacks().adopt(f->stack);
+    // The queue counted the arrivals: every strand of f's scope has left its views with f.
+    m_runtime.views().merge(f);
     m_runtime.note_join_resumed();
     if (!f->at_final) {
       m_runtime.resume(detail::handle_of(f));
@@ -182,7 +185,7 @@ class worker_context {
   /// is, when there is none or when memory is too short to run one now (try again later).
   bool run_one_submission() {
     check_idle();
-    if (!m_runtime.stacks().reserve()) {
+    if (!reserve()) {
       return false;
     }
     submit_node* node = m_submitted.pop();
@@ -197,14 +200,17 @@ class worker_context {
   /// std::bad_alloc, without running it, when memory is too short: keep the node and retry.
   void run_submitted(submit_node* node) {
     check_idle();
-    if (!m_runtime.stacks().reserve()) {
+    if (!reserve()) {
       throw std::bad_alloc();
     }
     node->run(node);
   }
 
-  /// Owner: tries to steal one continuation from `victim` (possibly *this) and runs it. Reports
-  /// `empty` without looking when memory is too short to run work now.
+  /// Owner: tries to steal one continuation from `victim` and runs it: the oldest of another
+  /// worker's deque, or, from `*this`, the newest of its own (a worker takes its own back in the
+  /// order its children would have). Reports `empty` without looking when memory is too short to
+  /// run work now. A scheduler steals from its worker's own deque before it steals elsewhere
+  /// (docs/extending.md).
   steal_status steal_from(worker_context& victim) {
     return steal_from(victim, [] {});
   }
@@ -215,8 +221,12 @@ class worker_context {
   template <typename OnSteal>
   steal_status steal_from(worker_context& victim, OnSteal&& on_steal) {
     check_idle();
-    if (!m_runtime.stacks().reserve()) {
+    if (!reserve()) {
       return steal_status::empty;
+    }
+    if (&victim == this) {
+      // Its own continuations, newest first (see take_own).
+      return take_own(on_steal) ? steal_status::success : steal_status::empty;
     }
     steal_result<detail::frame*> got = victim.m_runtime.continuations().steal();
     if (got.status == steal_status::success) {
@@ -225,6 +235,7 @@ class worker_context {
       // continuation's root: from the stacklet it recorded when its scope opened.
       ++got.value->steals;
       m_runtime.enter(got.value->stack->context);
+      m_runtime.views().begin_stolen(got.value);
       on_steal();
       m_runtime.resume(detail::handle_of(got.value));
     }
@@ -232,6 +243,34 @@ class worker_context {
   }
 
  private:
+  /// The worker, idle, takes back the newest continuation of its own deque and runs it, counted
+  /// as a steal (the child that pushed it ended elsewhere, or moved away, so its join counts
+  /// it). Newest first: with schedulers that look at their own deque before other work (see
+  /// docs/extending.md), a worker's deque then only holds the continuations of the chain it
+  /// runs, in the order it pushed them, and the continuation a returning child takes back is
+  /// always the one its own fork pushed. Were an older one taken first, the chain it starts
+  /// could end in a child whose parent has a newer continuation in the deque (pushed by a later
+  /// fork, in a later stolen strand); the child would take that one back as if it were its own
+  /// and run it in its own strand: right for the join's count, but out of serial order for
+  /// tine::reducer's views (strand_views.hpp).
+  template <typename OnSteal>
+  TINE_NOINLINE bool take_own(OnSteal& on_steal) {
+    detail::frame* f = m_runtime.take_newest();
+    if (f == nullptr) {
+      return false;
+    }
+    ++f->steals;  // ours alone now: the deque's pop took it
+    m_runtime.enter(f->stack->context);
+    m_runtime.views().begin_stolen(f);
+    on_steal();
+    m_runtime.resume(detail::handle_of(f));
+    return true;
+  }
+
+  /// What a worker must hold before it takes work, so that nothing it does then needs memory
+  /// it could fail to get: a spare stack to park on, and a spare record for a strand's views.
+  bool reserve() noexcept { return m_runtime.stacks().reserve() && m_runtime.views().reserve(); }
+
   void check_idle() noexcept {
     if (detail::tls_runtime != &m_runtime) {
       detail::fatal(

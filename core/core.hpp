@@ -3,17 +3,20 @@
 
 /// \file core.hpp
 /// Everything in tine's core: tasks, fork/call/join, sync_wait, spawn and futures, cancellation,
-/// the stack allocation API, explicit scheduling and the worker context that scheduler plugins
-/// drive.
+/// the stack allocation API, explicit scheduling, reducers, deterministic random numbers and the
+/// worker context that scheduler plugins drive.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <tine/core/cancelled.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
+#include <tine/core/dprng.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/future.hpp>
 #include <tine/core/join.hpp>
+#include <tine/core/monoids.hpp>
+#include <tine/core/reducer.hpp>
 #include <tine/core/resume_on.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/spawn.hpp>

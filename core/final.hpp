@@ -24,9 +24,9 @@ namespace tine::detail {
 
 /// A strand arrives at the join of `f`, counting for `a.strands` strands (Nowa's split counter: a
 /// child whose parent was stolen counts 1, with its result and exception; the task itself, at its
-/// join, counts I_max - steals). Returns true if it arrived last: it then owns `f` and runs on
-/// `f`'s stack. Otherwise whoever arrives last resumes `f`, and if this strand ran on `f`'s stack
-/// it leaves it parked with `f`. The count is the core's counter in the frame, or the installed
+/// join, counts I_max - steals). Returns true if it arrived last: it then owns `f`, runs on `f`'s
+/// stack and holds the merged views of f's scope. Otherwise whoever arrives last resumes `f`, and
+/// if this strand ran on `f`'s stack it leaves it parked with `f`. The count is the core's counter in the frame, or the installed
 /// continuation queue's (worker_runtime::count_arrival).
 inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexcept {
   // Read before the decrement: once it is done `f` may run again elsewhere and record a new stack.
@@ -35,8 +35,10 @@ inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexce
   if (on_its_stack) {
     worker_stacks::prepare_to_park(stack);  // while it is still ours
   }
+  rt.views().deposit(f);  // this strand's views wait with f; the count below publishes them
   if (rt.count_arrival(f, a)) {
     rt.stacks().adopt(stack);
+    rt.views().merge(f);  // every strand of f's scope arrived: their views, in serial order
     return true;
   }
   if (on_its_stack) {
@@ -94,6 +96,7 @@ struct completion {
           sink->exception = f->take_exception();
         }
         handle_of(f).destroy();
+        rt.views().end_root(sink->exception);  // into the reducers, before the caller wakes
         sink->complete();
         return std::noop_coroutine();
       }

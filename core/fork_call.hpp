@@ -112,6 +112,14 @@ struct spawn_awaitable {
         p->set_result(req.result);
       }
       p->frame_header.parent = parent;
+      if constexpr (Fork) {
+        // The child's place in the fork tree (tine::dprng, pedigree.hpp): the parent's count of
+        // ranks so far, captured now because a thief may run the parent on while the child
+        // runs. One load, one store, one add. A called child keeps the zeros its constructor
+        // wrote: its parent waits, so its rank can be claimed later, only if a generator asks.
+        p->frame_header.pedigree = forked_pedigree(parent->pedigree.spawned);
+        parent->pedigree.spawned += pedigree_step;
+      }
       p->frame_header.kind = Fork ? frame_kind::fork : frame_kind::call;
       child_handle = handle_of(&p->frame_header);
       if constexpr (Fork) {

@@ -3,11 +3,14 @@
 
 /// \file frame.hpp
 /// The header every task's coroutine promise carries: who to resume next, where the task's stack
-/// is, and Nowa's wait-free split join counter (Nowa paper, section IV).
+/// is, Nowa's wait-free split join counter (Nowa paper, section IV), the task's place in the fork
+/// tree (for tine::dprng) and where the views of its stolen strands wait for its join (for
+/// tine::reducer).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <atomic>
+#include <bit>
 #include <coroutine>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +24,7 @@
 namespace tine::detail {
 
 struct root_sink;
+struct strand_views;
 
 /// How a worker whose frames may move to another process keeps the exceptions it stores in them
 /// (the distributed pool's): `encode` turns an exception into a token that fits the frame and
@@ -41,6 +45,11 @@ TINE_TLS_ACCESSOR const exception_codec* read_tls_exception_codec() noexcept {
   return tls_exception_codec;
 }
 
+/// Whether the calling worker's frames may move to another process: an exception codec is
+/// installed (the distributed pool on more than one rank). tine::reducer and tine::dprng refuse
+/// to work there: a view lives in one process's heap, and a moved frame's ancestors stay behind.
+inline bool frames_may_leave_process() noexcept { return read_tls_exception_codec() != nullptr; }
+
 /// Makes `codec` (null: none) the calling thread's; between two pieces of work, with no exception
 /// stored in any frame of the worker.
 inline void set_exception_codec(const exception_codec* codec) noexcept {
@@ -54,6 +63,30 @@ enum class frame_kind : std::uint8_t {
   fork,  ///< started by tine::fork: the parent's continuation may have been stolen
 };
 
+/// A task's place in the fork tree (its pedigree, used by tine::dprng; see pedigree.hpp), in one
+/// 8-byte word so that a fork writes its child's with a single store.
+struct pedigree_word {
+  /// The task's rank among its parent's children, with two flag bits (pedigree.hpp): what a fork
+  /// wrote, or 0 for a called child until a generator needs its rank.
+  std::uint32_t rank = 0;
+  /// The ranks this task has handed out so far (to forked children, called children that claimed
+  /// one, and generators), times pedigree_step.
+  std::uint32_t spawned = 0;
+};
+
+/// Ranks advance by this much, leaving the two low bits of `pedigree_word::rank` for flags.
+inline constexpr std::uint32_t pedigree_step = 4;
+
+/// The pedigree word of a child forked as its parent's `rank`-th: that rank, nothing spawned yet.
+/// Built as one 64-bit value, so that the fork stores it in one instruction.
+TINE_ALWAYS_INLINE pedigree_word forked_pedigree(std::uint32_t rank) noexcept {
+  static_assert(sizeof(pedigree_word) == sizeof(std::uint64_t));
+  const std::uint64_t bits = std::endian::native == std::endian::little
+                                 ? static_cast<std::uint64_t>(rank)
+                                 : static_cast<std::uint64_t>(rank) << 32;
+  return std::bit_cast<pedigree_word>(bits);
+}
+
 struct frame {
   /// Nowa's I_max: the join counter starts here, so it cannot reach zero before the explicit join
   /// subtracts (I_max - steals).
@@ -63,6 +96,11 @@ struct frame {
     frame* parent;    ///< kind call/fork: the task that started this one.
     root_sink* root;  ///< kind root: where the result is reported.
   };
+  /// tine::reducer: the views of the strand that was running when the current fork-join scope
+  /// opened (its leftmost strand), left here by that strand when it arrives at the join of a
+  /// scope that was stolen, for the last strand to arrive (strand_views.hpp). Not initialised:
+  /// read only after that strand wrote it.
+  strand_views* views_left;
   /// Where co_return writes the task's value (a `T*` of the task's `task<T>`); null when the value
   /// is discarded or the task returns void.
   void* result = nullptr;
@@ -72,6 +110,9 @@ struct frame {
   /// Start of the lowest stack_array destroyed inside the current fork-join scope while the task
   /// was stolen: children may still write into it, so it is freed at the join (null: none).
   std::byte* release_at_join = nullptr;
+  /// The task's place in the fork tree (pedigree.hpp). Zero for a new frame: a called child's
+  /// constructor writes it with the fields above in the same wide stores; a fork overwrites it.
+  pedigree_word pedigree;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
   /// Set once an exception is stored in `m_exception` (the first one wins).
@@ -83,7 +124,9 @@ struct frame {
   /// parent moved to another process sends after it (set by the promise's constructor).
   std::uint32_t result_bytes = 0;
 
-  frame() noexcept : parent(nullptr) {}
+  /// Leaves `parent` unset: whoever starts the task writes it (a spawn its parent, sync_wait its
+  /// root), and leaving it out lets the constructor zero `pedigree` in the stores it already makes.
+  frame() noexcept {}
   frame(const frame&) = delete;
   frame& operator=(const frame&) = delete;
 
@@ -118,6 +161,15 @@ struct frame {
     has_exception.store(false, std::memory_order_relaxed);
     return e;
   }
+
+  /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
+  /// `pedigree.rank` has the cached flag; pedigree.hpp). Not initialised.
+  std::uint64_t position_key;
+  /// tine::reducer: the views of the strands that began with steals of this task's continuation
+  /// in the current scope, newest first. Each thief links its own here when it steals; they
+  /// are merged by the last strand to arrive at the join (strand_views.hpp). Not initialised:
+  /// the first thief of a scope overwrites it.
+  strand_views* views_stolen;
 
  private:
   /// Raw storage, so that the frame stays trivially destructible: frames are freed without

@@ -89,6 +89,7 @@ struct future_awaitable : future_waiter, submit_node {
   frame* task;
   std::optional<scheduler_ref> home;
   std::atomic<std::size_t>* pending = nullptr;
+  strand_views* views = nullptr;  ///< the record of the strand, which waits with the task
 
   future_awaitable(future_state<T>* s, frame* f) noexcept : future_waiter{&notify}, state(s), task(f) {
     run = &arrive;
@@ -125,6 +126,7 @@ struct future_awaitable : future_waiter, submit_node {
     task->stack = rt.top();
     worker_stacks::prepare_to_park(task->stack);
     rt.stacks().park();
+    views = rt.views().leave();
     if (pending != nullptr) {
       pending->fetch_add(1, std::memory_order_relaxed);  // released by arrive()
     }
@@ -157,6 +159,7 @@ struct future_awaitable : future_waiter, submit_node {
       p->fetch_sub(1, std::memory_order_relaxed);
     }
     rt.stacks().adopt(task->stack);
+    rt.views().enter(views);
   }
 
   static void notify(future_waiter* w) noexcept {
@@ -174,6 +177,7 @@ struct future_awaitable : future_waiter, submit_node {
     auto* self = static_cast<future_awaitable*>(node);
     worker_runtime& rt = runtime();
     rt.stacks().adopt(self->task->stack);
+    rt.views().enter(self->views);
     if (self->pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.
       self->pending->fetch_sub(1, std::memory_order_release);

@@ -31,7 +31,9 @@ struct join_awaitable {
     }
     // acquire: if every stolen strand has already joined, their writes become visible here.
     if (self->joins.load(std::memory_order_acquire) == frame::max_joins - self->steals) {
-      runtime().stacks().adopt(self->stack);
+      worker_runtime& rt = runtime();
+      rt.stacks().adopt(self->stack);
+      rt.views().merge(self);  // the views every strand of the scope left, in serial order
       return true;
     }
     return false;

@@ -25,11 +25,14 @@ namespace detail {
 /// The submission a moving task leaves in the target's queue; it lives in the task's frame.
 struct moving_task : submit_node {
   frame* task = nullptr;
+  strand_views* views = nullptr;  ///< the record of the strand, which moves with the task
 
   static void arrive(submit_node* node) {
-    frame* f = static_cast<moving_task*>(node)->task;
+    auto* self = static_cast<moving_task*>(node);
+    frame* f = self->task;
     worker_runtime& rt = runtime();
     rt.stacks().adopt(f->stack);
+    rt.views().enter(self->views);
     rt.resume(handle_of(f));
   }
 };
@@ -61,12 +64,14 @@ struct resume_on_request {
     f->stack = rt.top();
     worker_stacks::prepare_to_park(f->stack);
     rt.stacks().park();
+    node.views = rt.views().leave();
     try {
       target->schedule(&node);  // the task may now run elsewhere: this object is in its frame
     } catch (...) {
       // The scheduler refused the node (it must not have queued it): the task stays here, on
       // its own stack again, and the exception comes out of the co_await.
       rt.stacks().adopt(f->stack);
+      rt.views().enter(node.views);
       throw;
     }
   }

@@ -81,6 +81,7 @@ class spawn_state final : public future_state<T>, public submit_node {
     p->frame_header.root = self;
     worker_runtime& rt = runtime();
     rt.enter(&self->context);
+    rt.views().begin_root();
     rt.resume(handle_of(&p->frame_header));
   }
 

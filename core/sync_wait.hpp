@@ -73,6 +73,7 @@ struct root_job : submit_node, waiting_sink, root_result<T> {
     p->frame_header.root = self;
     worker_runtime& rt = runtime();
     rt.enter(&self->context);
+    rt.views().begin_root();
     rt.resume(handle_of(&p->frame_header));
   }
 };

@@ -19,6 +19,7 @@
 #include <tine/core/frame.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/push_checks.hpp>
+#include <tine/core/strand_views.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
 
@@ -172,6 +173,13 @@ class worker_runtime {
     return nullptr;
   }
 
+  /// Owner, between two pieces of work: takes back the newest continuation of its own deque (null:
+  /// none, or thieves took it), as a returning child would (worker_context::steal_from).
+  frame* take_newest() noexcept {
+    std::optional<frame*> f = m_unshared ? m_deque.pop_unshared() : m_deque.pop();
+    return f ? *f : nullptr;
+  }
+
   /// Where pushes and pops go instead of the deque (null: the deque). Owner, between two pieces
   /// of work, with the deque empty (worker_context::set_continuation_queue checks).
   void set_queue(continuation_queue* q) noexcept {
@@ -188,6 +196,9 @@ class worker_runtime {
 
   worker_stacks& stacks() noexcept { return m_stacks; }
   stacklet*& top() noexcept { return m_stacks.top(); }
+
+  /// The record of the strand this worker runs, with tine::reducer's views (strand_views.hpp).
+  worker_views& views() noexcept { return m_views; }
 
   /// The observer binding (null when nobody observes this worker); see worker_hooks.hpp.
   const hook_binding* hooks() const noexcept { return m_hooks; }
@@ -230,6 +241,7 @@ class worker_runtime {
 
   deque<frame*> m_deque;
   worker_stacks m_stacks;
+  worker_views m_views;
   worker_context* m_owner;
   std::uintptr_t m_transfer_floor = 0;
   std::coroutine_handle<> m_next;

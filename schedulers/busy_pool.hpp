@@ -115,7 +115,10 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
     // steal attempts alternate while both are about. A plain local: no shared access added.
     bool deques_next = false;
     for (;;) {
-      const bool deques_first = deques_next;
+      // Submissions only with our own deque empty: the continuations left there go first
+      // (newest first, worker_context::steal_from), so that a task moving here cannot end by
+      // taking back a continuation its parent pushed in a later strand (docs/extending.md).
+      const bool deques_first = deques_next || ctx.deque_size() != 0;
       deques_next = false;
       if (!deques_first && ctx.has_submissions()) {
         // Counted before it runs: a sync_wait that returns has then seen its submission counted.

@@ -74,8 +74,10 @@ class inline_scheduler {
       const std::uint32_t epoch = m_epoch.load(std::memory_order_acquire);
       // One submission, then one continuation, in turn: a stream of submissions (tasks moving
       // here with resume_on) cannot starve the continuations, nor the other way round. A task
-      // that moved away may have left continuations in our deque.
-      bool ran = m_context.run_one_submission();
+      // that moved away may have left continuations in our deque; they go before a submission
+      // (newest first, worker_context::steal_from), so that a task moving here cannot end by
+      // taking back a continuation its parent pushed in a later strand (docs/extending.md).
+      bool ran = m_context.deque_size() == 0 && m_context.run_one_submission();
       ran = m_context.steal_from(m_context) == steal_status::success || ran;
       if (ran) {
         continue;

@@ -223,7 +223,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng, bool& deques_next) {
     auto& counters = this->slot(me).counters;
     const std::size_t g = m_node_of[me];
-    const bool deques_first = deques_next;
+    // Submissions only with our own deque empty (see busy_pool::run_worker).
+    const bool deques_first = deques_next || ctx.deque_size() != 0;
     deques_next = false;
     if (!deques_first && ctx.has_submissions()) {
       // Counted before it runs: a sync_wait that returns has then seen its submission counted.

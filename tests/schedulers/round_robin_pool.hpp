@@ -17,7 +17,8 @@
 #include <tine/core/submit_node.hpp>
 
 // N workers; submissions are dealt round-robin into the workers' own queues; a worker runs one
-// submission, then tries its own deque and the others in turn, and yields when it found nothing.
+// submission (when its own deque is empty), then tries its own deque and the others in turn, and
+// yields when it found nothing.
 class round_robin_pool {
  public:
   explicit round_robin_pool(std::size_t n) {
@@ -57,8 +58,8 @@ class round_robin_pool {
     ctx.bind();
     for (;;) {
       // One submission, then one continuation: a task resubmitting itself in a loop must not
-      // keep its parent's continuation waiting in a deque forever.
-      const bool ran = ctx.run_one_submission();
+      // keep its parent's continuation waiting in a deque forever. Our own deque's go first.
+      const bool ran = ctx.deque_size() == 0 && ctx.run_one_submission();
       // Steal from everyone, ourselves first (resume_on may leave continuations in our deque).
       bool stole = false;
       for (std::size_t k = 0; k < m_contexts.size() && !stole; ++k) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <tine/core/core.hpp>
 
 tine::task<int> consume(std::string s) { co_return static_cast<int>(s.size()); }
@@ -78,6 +79,37 @@ tine::task<int> parent() {
   co_return a + b + static_cast<int>(c) + d + e[0] + f[0] + g[0] + static_cast<int>(h.size());
 }
 
+// Reducers by reference or pointer, monoids of each kind, deterministic streams.
+struct concat {
+  using value_type = std::string;
+  static std::string identity() { return {}; }
+  static void reduce(std::string& left, std::string& right) { left += right; }
+};
+
+tine::task<void> note(tine::reducer<concat>& text, tine::reducer<tine::sum<long>>* total, int k) {
+  text.view() += "k";
+  total->view() += k;
+  co_return;
+}
+
+tine::task<long> reducers_and_streams() {
+  tine::reducer<concat> text;
+  tine::reducer<tine::sum<long>> total;
+  tine::reducer<tine::product<double>> product;
+  tine::reducer<tine::min<int>> least;
+  tine::reducer<tine::max<float>> most;
+  tine::reducer<tine::append<std::vector<int>>> items;
+  co_await tine::fork(note, text, &total, 1);
+  co_await tine::call(note, text, &total, 2);
+  co_await tine::join();
+  tine::min<int>::update(least.view(), 3);
+  tine::max<float>::update(most.view(), 1.5F);
+  product.view() *= 2.0;
+  items.view().push_back(4);
+  tine::dprng rng = co_await tine::dprng::current();
+  co_return total.get() + static_cast<long>(text.get().size()) + static_cast<long>(rng() % 2);
+}
+
 struct any_scheduler {
   void schedule(tine::submit_node*) {}
 };
@@ -86,5 +118,6 @@ tine::task<void> moves(any_scheduler& elsewhere) { co_await tine::resume_on(else
 
 int run(any_scheduler& sched) {
   tine::sync_wait(sched, moves, sched);
+  (void)tine::sync_wait(sched, tine::dprng::seeded(7, reducers_and_streams));
   return tine::sync_wait(sched, parent);
 }

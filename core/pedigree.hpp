@@ -1,0 +1,183 @@
+#ifndef TINE_CORE_PEDIGREE_HPP
+#define TINE_CORE_PEDIGREE_HPP
+
+/// \file pedigree.hpp
+/// A task's place in the fork tree (its *pedigree*) as a 64-bit key, for tine::dprng
+/// (dprng.hpp). The pedigree of a task is the list of ranks on the path to it from the nearest
+/// `dprng::seeded` task: each task hands out ranks 0, 1, 2, ... in program order, to the
+/// children it forks, to the called children that need one, and to every generator it asks for
+/// (`co_await dprng::current()`). Nothing in it depends on the schedule: not on steals, workers
+/// or time.
+///
+/// What it costs every program (frame.hpp, fork_call.hpp): a fork copies its parent's count into
+/// the child's pedigree word (with the child's own count, zero, in the same store) and adds
+/// `pedigree_step` to the parent's; a call costs nothing, since the called child's word is zeroed
+/// by the frame's constructor in stores it makes anyway, and its rank is claimed from the parent,
+/// which waits for it, only if a generator below it asks. The keys themselves are computed on
+/// demand, each frame's once, and cached in the frame.
+///
+/// `pedigree_word::rank` holds the rank (a multiple of pedigree_step) and two flags:
+/// - `cached`: `frame::position_key` holds the frame's key;
+/// - `claimed`: (a called child) its rank was claimed from its parent.
+/// A called child's word is 0 until then. Ranks count modulo 2^30 per task: a task that hands out
+/// more ranks than that repeats its children's and generators' streams.
+///
+/// Concurrency: a frame's own strand writes its `spawned` count (plain: nobody else reads it,
+/// except claimers of a called child's rank, who run while the parent waits for that child);
+/// `rank` and `position_key` are written at the frame's creation, then through atomic_ref by any
+/// strand below it that computes the key (all compute the same value) or claims the rank (a
+/// compare-exchange elects one claimer).
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include <tine/core/frame.hpp>
+
+namespace tine::detail::pedigree {
+
+inline constexpr std::uint32_t cached = 1;
+inline constexpr std::uint32_t claimed = 2;
+inline constexpr std::uint32_t flags = cached | claimed;
+static_assert((pedigree_step & flags) == 0, "ranks must leave the flag bits free");
+
+/// SplitMix64's output function (Stafford's "Mix13"): a bijection of 64-bit words with full
+/// avalanche, from "Fast splittable pseudorandom number generators" (Steele, Lea, Flood).
+constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/// The golden-ratio increment of SplitMix64.
+inline constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
+
+/// The key of the child (or generator) of rank `rank` of the task whose key is `key`. For one
+/// `key` the sums differ for every rank, and mix64 is a bijection: distinct ranks of one task
+/// always give distinct keys; across tasks, keys are as good as random 64-bit words.
+constexpr std::uint64_t combine(std::uint64_t key, std::uint32_t rank) noexcept {
+  return mix64(key + (static_cast<std::uint64_t>(rank / pedigree_step) + 1) * golden_gamma);
+}
+
+/// The key a `dprng::seeded(seed, fn)` task starts from.
+constexpr std::uint64_t seed_key(std::uint64_t seed) noexcept {
+  return mix64(mix64(seed) ^ 0x5851f42d4c957f2dULL);
+}
+
+inline std::uint32_t load_rank(frame* f) noexcept {
+  // acquire: pairs with the release store that set `cached` after writing position_key, and with
+  // the claim's compare-exchange.
+  return std::atomic_ref<std::uint32_t>(f->pedigree.rank).load(std::memory_order_acquire);
+}
+
+inline std::uint64_t load_key(frame* f) noexcept {
+  // relaxed: ordered after the store that published it by load_rank's acquire.
+  return std::atomic_ref<std::uint64_t>(f->position_key).load(std::memory_order_relaxed);
+}
+
+/// Makes `key` `f`'s key, at `f`'s start (a seeded task), before any strand below it exists.
+inline void set_key(frame* f, std::uint64_t key) noexcept {
+  std::atomic_ref<std::uint64_t>(f->position_key).store(key, std::memory_order_relaxed);
+  // release: a strand that sees `cached` sees the key.
+  std::atomic_ref<std::uint32_t>(f->pedigree.rank).store(cached, std::memory_order_release);
+}
+
+/// The next rank of `f`, called by `f`'s own strand.
+inline std::uint32_t next_rank(frame* f) noexcept {
+  const std::uint32_t rank = f->pedigree.spawned;
+  f->pedigree.spawned = rank + pedigree_step;
+  return rank;
+}
+
+/// `f`'s rank (flags cleared); `f`'s key is not cached and `f` is not a root.
+inline std::uint32_t rank_of(frame* f, std::uint32_t bits) noexcept {
+  if (f->kind == frame_kind::fork || (bits & claimed) != 0) {
+    return bits & ~flags;
+  }
+  // A called child nobody has claimed a rank for: claim its parent's next one. The parent waits
+  // for this child (a call) and hands out no rank meanwhile, so its count can move only by this
+  // claim; the compare-exchange elects one claimer among the strands below `f` that ask at once.
+  frame* parent = f->parent;
+  std::atomic_ref<std::uint32_t> spawned(parent->pedigree.spawned);
+  const std::uint32_t rank = spawned.load(std::memory_order_relaxed);
+  std::uint32_t expected = 0;
+  // acq_rel: a loser's acquire sees the winner's claim; the winner's release orders its update
+  // of the parent's count (below) for strands that later see the claim.
+  if (std::atomic_ref<std::uint32_t>(f->pedigree.rank)
+          .compare_exchange_strong(expected, rank | claimed, std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
+    // relaxed: the parent resumes only after this child's whole subtree has joined, which
+    // orders this store before the parent's next use of its count.
+    spawned.store(rank + pedigree_step, std::memory_order_relaxed);
+    return rank;
+  }
+  return expected & ~flags;
+}
+
+/// Computes, caches and returns the key of `f`'s place; cold (a frame's first request).
+TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
+  // Walk up to the nearest frame whose key is known, then come back down computing each key
+  // from its parent's. Most walks are a step or two; deep ones keep the path on the heap.
+  constexpr std::size_t near = 32;
+  frame* path[near];
+  std::vector<frame*> far;
+  std::size_t n = 0;
+  std::uint64_t key = 0;
+  for (frame* x = f;; x = x->parent) {
+    if (const std::uint32_t bits = load_rank(x); (bits & cached) != 0) {
+      key = load_key(x);
+      break;
+    }
+    if (x->kind == frame_kind::root) {
+      throw std::logic_error(
+          "tine::dprng::current: this task does not run inside tine::dprng::seeded(seed, fn); "
+          "start the computation as tine::sync_wait(scheduler, tine::dprng::seeded(seed, fn), "
+          "args...) or call such a callable from a task");
+    }
+    if (n < near) {
+      path[n++] = x;
+    } else {
+      far.push_back(x);
+    }
+  }
+  auto settle = [&key](frame* y) {
+    const std::uint32_t bits = load_rank(y);
+    if ((bits & cached) != 0) {  // another strand got there first
+      key = load_key(y);
+      return;
+    }
+    const std::uint32_t rank = rank_of(y, bits);
+    key = combine(key, rank);
+    std::atomic_ref<std::uint64_t>(y->position_key).store(key, std::memory_order_relaxed);
+    // release: publishes position_key with the flag. A plain store is enough: once a rank is
+    // settled nobody changes these bits but to add `cached`, and every strand that does writes
+    // the same word.
+    const std::uint32_t how = y->kind == frame_kind::call ? claimed : 0;
+    std::atomic_ref<std::uint32_t>(y->pedigree.rank)
+        .store(rank | how | cached, std::memory_order_release);
+  };
+  while (!far.empty()) {
+    settle(far.back());
+    far.pop_back();
+  }
+  while (n > 0) {
+    settle(path[--n]);
+  }
+  return key;
+}
+
+/// The key of `f`'s place in the fork tree; throws std::logic_error if no seeded task is above.
+inline std::uint64_t key_of(frame* f) {
+  if (const std::uint32_t bits = load_rank(f); TINE_LIKELY((bits & cached) != 0)) {
+    return load_key(f);
+  }
+  return compute_key(f);
+}
+
+}  // namespace tine::detail::pedigree
+
+#endif  // TINE_CORE_PEDIGREE_HPP

@@ -1,0 +1,310 @@
+// tine::dprng: the same bits on every scheduler and worker count, in every run, on seeded random
+// fork-join trees (forks, calls, exceptions, streams taken before and after forks and held across
+// co_awaits, resume_on); the documented derivation of a stream from its pedigree; what is
+// refused. The statistics are in dprng_statistics_test.cpp.
+#include <boost/test/unit_test.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <tine/core/core.hpp>
+#include <tine/schedulers/busy_pool.hpp>
+#include <tine/schedulers/inline_scheduler.hpp>
+#include <tine/schedulers/lazy_pool.hpp>
+
+#include "tests/core/random_tree.hpp"
+#include "tests/random_steal_scheduler.hpp"
+
+namespace {
+
+using tine_tests::node_error;
+using tine_tests::tree;
+
+static_assert(std::uniform_random_bit_generator<tine::dprng>);
+
+// An ordered fingerprint of a sequence of words: (hash, length) with h(xy) = h(x)·B^|y| + h(y)
+// (mod 2^64), associative and not commutative, so a reducer of it sees the draws' serial order.
+struct fingerprint {
+  std::uint64_t hash = 0;
+  std::uint64_t power = 1;  // B^length
+  friend bool operator==(const fingerprint&, const fingerprint&) = default;
+};
+constexpr std::uint64_t base = 0x100000001b3ULL;
+
+struct sequence_hash {
+  using value_type = fingerprint;
+  static fingerprint identity() { return {}; }
+  static void reduce(fingerprint& left, fingerprint& right) {
+    left.hash = left.hash * right.power + right.hash;
+    left.power *= right.power;
+  }
+};
+
+void add(fingerprint& f, std::uint64_t x) {
+  f.hash = f.hash * base + x;
+  f.power *= base;
+}
+
+struct draws {
+  tine::reducer<sequence_hash> all;       // every draw, in serial order
+  std::vector<std::uint64_t> first;       // each node's first draw (0: none)
+  std::vector<std::uint64_t> after_join;  // each node's draw after its join (0: none)
+  explicit draws(std::size_t nodes) : first(nodes), after_join(nodes) {}
+};
+
+tine::task<void> random_walk(const tree* t, int id, draws* d) {
+  const auto me = static_cast<std::size_t>(id);
+  const tree::node& n = t->nodes[me];
+  tine::dprng rng = co_await tine::dprng::current();
+  d->first[me] = rng();
+  add(d->all.view(), d->first[me]);
+  for (int k = 0; k < id % 3; ++k) {
+    add(d->all.view(), rng());
+  }
+  if (n.throws) {
+    throw node_error(id);
+  }
+  bool caught = false;
+  try {
+    for (std::size_t k = 0; k < n.children.size(); ++k) {
+      if (k + 1 == n.children.size() && n.last_by_call) {
+        // Nothing between a call and the join: a call whose child throws rethrows at once when
+        // nothing was stolen, and at the join otherwise, so code there would run or not
+        // depending on the schedule (the program, not the generator, would differ).
+        co_await tine::call(random_walk, t, n.children[k], d);
+      } else {
+        co_await tine::fork(random_walk, t, n.children[k], d);
+        if (id % 5 == 1) {
+          add(d->all.view(), rng());  // the same stream, held across forks, on any worker
+        }
+      }
+    }
+    co_await tine::join();
+  } catch (const node_error&) {
+    if (!n.catches) {
+      throw;
+    }
+    caught = true;
+  }
+  if (caught) {
+    co_await tine::join();
+  }
+  if (id % 4 == 2) {
+    tine::dprng later = co_await tine::dprng::current();  // a second stream of this task
+    d->after_join[me] = later();
+    add(d->all.view(), d->after_join[me]);
+  }
+}
+
+struct outcome {
+  fingerprint all;
+  std::vector<std::uint64_t> first;
+  std::vector<std::uint64_t> after_join;
+  bool threw = false;
+  friend bool operator==(const outcome&, const outcome&) = default;
+};
+
+template <typename S>
+outcome run_tree(S& sched, const tree& t, std::uint64_t seed) {
+  draws d(t.nodes.size());
+  outcome o;
+  try {
+    tine::sync_wait(sched, tine::dprng::seeded(seed, random_walk), &t, 0, &d);
+  } catch (const node_error&) {
+    o.threw = true;
+  }
+  o.all = d.all.get();
+  o.first = std::move(d.first);
+  o.after_join = std::move(d.after_join);
+  return o;
+}
+
+constexpr int tree_count = 12;
+constexpr std::size_t tree_size = 500;
+
+std::vector<outcome> reference_outcomes() {
+  tine::inline_scheduler one;
+  std::vector<outcome> out;
+  for (int i = 0; i < tree_count; ++i) {
+    const tree t = tine_tests::make_tree(static_cast<std::uint64_t>(i) + 100, tree_size,
+                                         i % 2 == 0 ? 0.0 : 0.02, 0.5);
+    out.push_back(run_tree(one, t, 42 + static_cast<std::uint64_t>(i)));
+  }
+  return out;
+}
+
+template <typename S>
+void check_same_bits(S& sched, const std::vector<outcome>& want) {
+  for (int i = 0; i < tree_count; ++i) {
+    const tree t = tine_tests::make_tree(static_cast<std::uint64_t>(i) + 100, tree_size,
+                                         i % 2 == 0 ? 0.0 : 0.02, 0.5);
+    BOOST_TEST_INFO("tree " << i);
+    BOOST_TEST((run_tree(sched, t, 42 + static_cast<std::uint64_t>(i)) ==
+                want[static_cast<std::size_t>(i)]));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(dprng)
+
+BOOST_AUTO_TEST_CASE(the_trees_draw_distinct_numbers_and_some_throw) {
+  const std::vector<outcome> want = reference_outcomes();
+  int threw = 0;  // nodes that ran and threw
+  for (int i = 0; i < tree_count; ++i) {
+    const tree t = tine_tests::make_tree(static_cast<std::uint64_t>(i) + 100, tree_size,
+                                         i % 2 == 0 ? 0.0 : 0.02, 0.5);
+    auto before = [&](int id) { threw += t.nodes[static_cast<std::size_t>(id)].throws ? 1 : 0; };
+    auto after = [](int) {};
+    tine_tests::visit_serially(t, 0, before, after);
+  }
+  std::set<std::uint64_t> seen;
+  std::size_t draws_made = 0;
+  for (const outcome& o : want) {
+    for (std::uint64_t x : o.first) {
+      if (x != 0) {
+        seen.insert(x);
+        ++draws_made;
+      }
+    }
+  }
+  BOOST_TEST(threw > 0);
+  BOOST_TEST(draws_made > 2000U);
+  BOOST_TEST(seen.size() == draws_made);  // no two nodes of any tree share a first number
+}
+
+BOOST_TEST_DECORATOR(*boost::unit_test::timeout(600))
+BOOST_AUTO_TEST_CASE(same_bits_on_every_scheduler_and_run) {
+  const std::vector<outcome> want = reference_outcomes();
+  {
+    tine::inline_scheduler one;
+    check_same_bits(one, want);  // a second run
+  }
+  for (std::size_t workers : {1U, 2U, 3U}) {
+    BOOST_TEST_CONTEXT("workers " << workers) {
+      tine::busy_pool<> busy(workers);
+      check_same_bits(busy, want);
+      check_same_bits(busy, want);
+      tine::lazy_pool<> lazy(workers);
+      check_same_bits(lazy, want);
+    }
+  }
+  for (double p : {0.4, 1.0}) {
+    BOOST_TEST_CONTEXT("random steals p=" << p) {
+      tine_test::random_steal_scheduler coins(3, p, 9);
+      check_same_bits(coins, want);
+      BOOST_TEST(coins.steals() > 100U);
+    }
+  }
+}
+
+namespace {
+
+tine::task<std::uint64_t> first_number() {
+  tine::dprng rng = co_await tine::dprng::current();
+  co_return rng();
+}
+
+tine::task<std::uint64_t> first_two_streams() {
+  tine::dprng a = co_await tine::dprng::current();
+  tine::dprng b = co_await tine::dprng::current();
+  co_return a() ^ (b() << 1);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_stream_is_derived_from_seed_and_pedigree_as_documented) {
+  namespace p = tine::detail::pedigree;
+  tine::inline_scheduler one;
+  // seeded(42, first_number): the seeded task calls first_number, which claims rank 0 of it;
+  // first_number's first stream is its rank 0.
+  const std::uint64_t task_key = p::combine(p::seed_key(42), 0);
+  tine::dprng expected = tine::dprng::from_key(p::combine(task_key, 0));
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_number)) == expected());
+  // The same bits as when these tests were written: a change of the generator shows here.
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_number)) ==
+             0x292effc8f6330c6fULL);
+  tine::dprng second = tine::dprng::from_key(p::combine(task_key, tine::detail::pedigree_step));
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_two_streams)) ==
+             (tine::dprng::from_key(p::combine(task_key, 0))() ^ (second() << 1)));
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(43, first_number)) !=
+             tine::sync_wait(one, tine::dprng::seeded(42, first_number)));
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_is_a_counter_of_its_key) {
+  tine::dprng a = tine::dprng::from_key(12345);
+  tine::dprng b = a;
+  std::vector<std::uint64_t> first;
+  for (int i = 0; i < 10; ++i) {
+    first.push_back(a());
+  }
+  b.discard(6);
+  BOOST_TEST(b() == first[6]);
+  BOOST_TEST(!(a == b));
+  b.discard(3);  // b has drawn or skipped 10, as a has
+  BOOST_TEST((a == b));
+  const double u = tine::dprng::from_key(1).uniform();
+  BOOST_TEST((u >= 0.0 && u < 1.0));
+}
+
+namespace {
+
+tine::task<void> draw_and_move(tine::inline_scheduler* away, std::vector<std::uint64_t>* out) {
+  tine::dprng rng = co_await tine::dprng::current();
+  out->push_back(rng());
+  co_await tine::resume_on(*away);
+  out->push_back(rng());  // the stream moved with the task
+  tine::dprng again = co_await tine::dprng::current();
+  out->push_back(again());
+  std::uint64_t child = 0;
+  co_await tine::call(&child, first_number);
+  out->push_back(child);
+}
+
+tine::task<std::uint64_t> outer_then_inner() {
+  auto inner = tine::dprng::seeded(7, first_number);
+  std::uint64_t x = 0;
+  co_await tine::call(&x, inner);  // a nested seeded computation starts from its own seed
+  co_return x;
+}
+
+tine::task<std::uint64_t> unseeded() {
+  tine::dprng rng = co_await tine::dprng::current();
+  co_return rng();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(resume_on_changes_nothing) {
+  tine::inline_scheduler away;
+  tine::inline_scheduler one;
+  tine::busy_pool<> pool(2);
+  std::vector<std::uint64_t> here, there;
+  tine::sync_wait(one, tine::dprng::seeded(5, draw_and_move), &away, &here);
+  tine::sync_wait(pool, tine::dprng::seeded(5, draw_and_move), &away, &there);
+  BOOST_TEST(here.size() == 4U);
+  BOOST_TEST(here == there);
+}
+
+BOOST_AUTO_TEST_CASE(nested_seeded_computations_restart_from_their_seed) {
+  tine::inline_scheduler one;
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(1, outer_then_inner)) ==
+             tine::sync_wait(one, tine::dprng::seeded(7, first_number)));
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(2, outer_then_inner)) ==
+             tine::sync_wait(one, tine::dprng::seeded(7, first_number)));
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_outside_a_seeded_computation_is_refused) {
+  tine::inline_scheduler one;
+  BOOST_CHECK_EXCEPTION(tine::sync_wait(one, unseeded), std::logic_error,
+                        [](const std::logic_error& e) {
+                          return std::string(e.what()).find("tine::dprng::seeded") !=
+                                 std::string::npos;
+                        });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
