@@ -176,6 +176,7 @@ fork(R* result, F&& fn, Args&&... args) {
     return detail::spawn_request<true, R, F, Args...>{
         result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -189,6 +190,7 @@ requires detail::callable_first<F>
     return detail::spawn_request<true, void, F, Args...>{
         nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -204,6 +206,7 @@ call(R* result, F&& fn, Args&&... args) {
     return detail::spawn_request<false, R, F, Args...>{
         result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -217,6 +220,7 @@ requires detail::callable_first<F>
     return detail::spawn_request<false, void, F, Args...>{
         nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
