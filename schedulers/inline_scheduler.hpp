@@ -15,6 +15,7 @@
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/schedulers/liveness.hpp>
 
 namespace tine {
 
@@ -29,13 +30,22 @@ class inline_scheduler {
   /// Stops the worker after it has run everything already submitted. Destroy the scheduler only
   /// once every sync_wait on it has returned.
   ~inline_scheduler() {
+    m_liveness.check(
+        "a tine::inline_scheduler was destroyed twice (its destructor ran again on the same "
+        "object)");
     m_stop.store(true, std::memory_order_release);
     wake();
     m_thread.join();
+    m_liveness.end();
   }
 
-  /// Queues `node` for the worker; any thread.
+  /// Queues `node` for the worker; any thread. Used after the destructor ran, it ends the
+  /// program with a message instead of queuing work that would never run (see liveness.hpp).
   void schedule(submit_node* node) noexcept {
+    m_liveness.check(
+        "a tine::inline_scheduler was used after it was destroyed: work was submitted to it "
+        "(sync_wait, an algorithm, resume_on) after its destructor had stopped its worker, and "
+        "would never run; keep the scheduler alive until every use of it has returned");
     m_context.submit(node);
     wake();
   }
@@ -77,6 +87,7 @@ class inline_scheduler {
   worker_context m_context{1024, /*unshared=*/true};  // nobody else ever steals from it
   std::atomic<std::uint32_t> m_epoch{0};
   std::atomic<bool> m_stop{false};
+  detail::liveness m_liveness;
   std::thread m_thread;
 };
 
