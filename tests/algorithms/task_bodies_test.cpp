@@ -68,9 +68,73 @@ tine::task<int> bump(long* x) {
   co_return 0;
 }
 
+// clang-format off
+// [docs:task_bodies_merge]
+// Merges two sorted vectors with the task form of tine::merge: the reduction's op is parallel.
+tine::task<std::vector<int>> merge_sorted(std::vector<int> a, std::vector<int> b) {
+  std::vector<int> out(a.size() + b.size());
+  std::vector<int>::iterator end;
+  co_await tine::call(&end, tine::async::merge, a, b, out.begin());
+  co_await tine::join();
+  co_return out;
+}
+// [docs:task_bodies_merge end]
+// clang-format on
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(task_bodies)
+
+// clang-format off
+// [docs:task_bodies_rows]
+struct row {
+  std::vector<double> cells;
+};
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(rows_sorted_in_parallel, Sched, schedulers) {
+  Sched sched;
+  std::vector<row> rows(100, row{std::vector<double>(2000)});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < 2000; ++j) {
+      rows[i].cells[j] = static_cast<double>((i * 31 + j * 7919) % 2003);
+    }
+  }
+  // Parallel inside parallel: each row's body is a task that sorts the row with the task form.
+  tine::for_each(sched, rows, [](row& r) -> tine::task<void> {
+    co_await tine::call(tine::async::sort, r.cells);
+  });
+  for (const row& r : rows) {
+    BOOST_TEST(std::ranges::is_sorted(r.cells));
+  }
+  // A predicate that is a task: whether some row holds a value, by a parallel search in each.
+  const auto holds_zero = [](const row& r) -> tine::task<bool> {
+    bool found = false;
+    co_await tine::call(&found, tine::async::any_of, r.cells, [](double x) { return x == 0.0; });
+    co_return found;
+  };
+  const auto serial = [](const row& r) { return std::ranges::find(r.cells, 0.0) != r.cells.end(); };
+  BOOST_TEST(tine::count_if(sched, rows, holds_zero) == std::ranges::count_if(rows, serial));
+}
+// [docs:task_bodies_rows end]
+// clang-format on
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_reduction_whose_op_is_parallel, Sched, schedulers) {
+  Sched sched;
+  // Sorted runs of 0, 1, ... merged into one sorted vector.
+  std::vector<std::vector<int>> runs(40);
+  std::vector<int> expected;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (int k = 0; k < 50; ++k) {
+      runs[i].push_back(static_cast<int>(i) + 40 * k);
+      expected.push_back(static_cast<int>(i) + 40 * k);
+    }
+  }
+  std::ranges::sort(expected);
+  // [docs:task_bodies_merge_call]
+  std::vector<int> all = tine::reduce(sched, runs, std::vector<int>{}, merge_sorted);
+  // [docs:task_bodies_merge_call end]
+  BOOST_TEST((all == expected));
+}
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_and_map, Sched, schedulers) {
   Sched sched;
