@@ -172,7 +172,7 @@ task<O> merge_run(param<I1> a_in, std::size_t na, param<I2> b_in, std::size_t nb
   P1& proj1 = arg(proj1_in);
   P2& proj2 = arg(proj2_in);
   const copy_merge_ops<Comp, P1, P2> ops{std::move(comp), std::move(proj1), std::move(proj2),
-                                         leaf_size(na + nb, g, workers_here())};
+                                         comparison_leaf_size(na + nb, g, workers_here())};
   bool done = false;
   co_await call(merge_rec<copy_merge_ops<Comp, P1, P2>, I1, I2, O>, &ops, a, na, b, nb, out, &done);
   co_await join();

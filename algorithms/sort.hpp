@@ -431,7 +431,8 @@ struct sort_impl {
     if constexpr (check_sort<I, Comp, Proj>()) {
       const std::size_t n = range_size(r);
       return sort_run<Stable, I, Comp, Proj>(std::ranges::begin(r), n, std::move(comp),
-                                             std::move(proj), leaf_size(n, g, workers_here()));
+                                             std::move(proj),
+                                             comparison_leaf_size(n, g, workers_here()));
     }
   }
   template <typename R>
