@@ -14,7 +14,8 @@
 /// no particular order. They are searches (search.hpp) for an index where the predicate fails,
 /// and stop early alike; `mismatch` returns the first such pair, as `std::ranges::mismatch`
 /// does (`std::ranges::in_in_result`; its `in1` is `std::ranges::dangling` for a temporary range
-/// that owns its elements). If the predicate throws, the first exception reaches the caller
+/// that owns its elements). The predicate may return a `tine::task` of something convertible to
+/// bool, which then runs as a child task. If it throws, the first exception reaches the caller
 /// after every piece already started has finished.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
@@ -26,6 +27,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -38,11 +40,19 @@ namespace detail {
 /// Holds at `i` when `pred(first1[i], first2[i])` is false: the inputs differ there.
 template <typename I1, typename I2, typename P>
 struct differs_at {
+  static constexpr bool is_task =
+      task_body<P&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+
   I1 first1;
   I2 first2;
   P pred;
-  bool operator()(std::size_t i) {
+  bool operator()(std::size_t i) requires(!is_task) {
     return !static_cast<bool>(std::invoke(pred, *at(first1, i), *at(first2, i)));
+  }
+  task<bool> operator()(std::size_t i) requires is_task {
+    body_value_t<P&, std::iter_reference_t<I1>, std::iter_reference_t<I2>> same{};
+    co_await call(&same, pred, *at(first1, i), *at(first2, i));
+    co_return !static_cast<bool>(same);
   }
 };
 
@@ -72,13 +82,19 @@ consteval bool check_compare() {
   } else {
     static_assert(element_pair_predicate<P, I1, I2>,
                   "tine::equal/mismatch(..., first2, pred): pred must be copyable and callable as "
-                  "pred(*it1, *it2), returning something convertible to bool");
-    return element_pair_predicate<P, I1, I2>;
+                  "pred(*it1, *it2), returning something convertible to bool (or a tine::task of "
+                  "it)");
+    if constexpr (!element_pair_predicate<P, I1, I2>) {
+      return false;
+    } else {
+      return check_task_value<P&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>();
+    }
   }
 }
 
 /// The definition of mismatch; the entry points are made from it (entry.hpp).
 struct mismatch_impl {
+  static constexpr const char* name = "mismatch";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename I2, typename P = std::equal_to<>>
@@ -96,6 +112,8 @@ struct mismatch_impl {
 
 /// The definition of equal.
 struct equal_impl {
+  static constexpr const char* name = "equal";
+
   template <typename R, typename I2, typename P = std::equal_to<>>
   requires(!std::same_as<P, grain>) task<bool>
   operator()(R& r, I2 first2, P pred = {}, grain g = {}) const {

@@ -53,6 +53,8 @@ consteval bool check_copy() {
 /// The definition of copy; the entry points are made from it (entry.hpp). The output iterator
 /// it returns is not a position in the input: it is returned as it is.
 struct copy_impl {
+  static constexpr const char* name = "copy";
+
   template <typename R, typename O>
   task<result_for<O>> operator()(R& r, O out, grain g = {}) const {
     if constexpr (check_copy<std::ranges::iterator_t<R>, O>()) {

@@ -15,8 +15,9 @@
 /// whose iterators tine gathers or bridges, detail/input.hpp, `std::ptrdiff_t`). Each leaf
 /// counts its piece serially; the counts of two neighbouring pieces are added in the frame of
 /// the task that split them (split_fold: `stack_alloc` slots, no heap). `pred` is called once per
-/// element, concurrently, in no particular order; if it throws, the first exception reaches the
-/// caller after every piece already started has finished.
+/// element, concurrently, in no particular order; it may return a `tine::task` of something
+/// convertible to bool, which then runs as a child task. If it throws, the first exception
+/// reaches the caller after every piece already started has finished.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -29,6 +30,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -46,7 +48,8 @@ struct count_leaf {
   I first;
   P* pred;
 
-  std::size_t operator()(std::size_t lo, std::size_t hi) const {
+  std::size_t operator()(std::size_t lo, std::size_t hi) const
+      requires(!task_body<P&, std::iter_reference_t<I>>) {
     std::size_t hits = 0;
     I it = at(first, lo);
     for (std::size_t i = lo; i < hi; ++i, ++it) {
@@ -55,6 +58,21 @@ struct count_leaf {
       }
     }
     return hits;
+  }
+
+  /// `pred` returns a task: one child task per element, in turn.
+  task<void> operator()(std::optional<std::size_t>* out, std::size_t lo, std::size_t hi) const
+      requires task_body<P&, std::iter_reference_t<I>> {
+    std::size_t hits = 0;
+    I it = at(first, lo);
+    for (std::size_t i = lo; i < hi; ++i, ++it) {
+      body_value_t<P&, std::iter_reference_t<I>> yes{};
+      co_await call(&yes, *pred, *it);
+      if (static_cast<bool>(yes)) {
+        ++hits;
+      }
+    }
+    out->emplace(hits);
   }
 };
 
@@ -83,8 +101,13 @@ template <typename P, typename I>
 consteval bool check_count_if() {
   static_assert(element_predicate<P, I>,
                 "tine::count_if(..., pred): pred must be copyable and callable as pred(*it) with "
-                "an element of the input, returning something convertible to bool");
-  return element_predicate<P, I>;
+                "an element of the input, returning something convertible to bool (or a "
+                "tine::task of it)");
+  if constexpr (!element_predicate<P, I>) {
+    return false;
+  } else {
+    return check_task_value<P&, std::iter_reference_t<I>>();
+  }
 }
 
 /// count's predicate: `x == value`, with the value kept in the task's frame.
@@ -113,6 +136,8 @@ consteval bool check_count() {
 
 /// The definition of count_if; the entry points are made from it (entry.hpp).
 struct count_if_impl {
+  static constexpr const char* name = "count_if";
+
   template <typename R, typename P>
   task<std::ranges::range_difference_t<R>> operator()(R& r, P pred, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
@@ -127,6 +152,8 @@ struct count_if_impl {
 
 /// The definition of count: count_if with `x == value`.
 struct count_impl {
+  static constexpr const char* name = "count";
+
   template <typename R, typename T>
   task<std::ranges::range_difference_t<R>> operator()(R& r, T value, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;

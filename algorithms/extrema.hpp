@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
@@ -143,7 +144,7 @@ auto extremum_run(I first, std::size_t n, Comp comp, Proj proj, std::size_t leaf
 }
 
 template <typename I, typename Comp, typename Proj>
-consteval bool check_extremum() {
+consteval bool check_plain_extremum() {
   static_assert(std::copy_constructible<Comp> && std::copy_constructible<Proj>,
                 "tine::min_element/max_element/minmax_element(..., comp, proj): comp and proj "
                 "must be copyable (they are copied into the task)");
@@ -163,10 +164,28 @@ consteval bool check_extremum() {
   }
 }
 
+template <typename I, typename Comp, typename Proj>
+consteval bool check_extremum() {
+  constexpr bool task_order = ordering_returns_task<Comp, Proj, I>();
+  static_assert(!task_order,
+                "tine::min_element/max_element/minmax_element(..., comp, proj): comp and proj "
+                "must answer at once, not return a tine::task: each leaf runs the serial "
+                "std::ranges algorithm with them (compute the keys first, for example with "
+                "tine::map)");
+  if constexpr (task_order) {
+    return false;
+  } else {
+    return check_plain_extremum<I, Comp, Proj>();
+  }
+}
+
 /// The definition of min_element, max_element and minmax_element; the entry points are made
 /// from it (entry.hpp). Its results are positions in the input, mapped back by the adapters.
 template <extremum Kind>
 struct extremum_impl {
+  static constexpr const char* name = Kind == extremum::min   ? "min_element"
+                                     : Kind == extremum::max ? "max_element"
+                                                             : "minmax_element";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename Comp = std::ranges::less, typename Proj = std::identity>

@@ -73,6 +73,7 @@ consteval bool check_fill() {
 /// The definition of fill; the entry points are made from it (entry.hpp). It returns the end of
 /// the range, a position mapped back by the adapters.
 struct fill_impl {
+  static constexpr const char* name = "fill";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename T>

@@ -10,8 +10,17 @@
 /// ```
 ///
 /// `f` is copied once per call and that copy is invoked concurrently from several workers, on
-/// elements in no particular order. If `f` throws, the first exception is rethrown to the caller
-/// after every piece already started has finished; pieces not yet started may be skipped.
+/// elements in no particular order. `f` may return a `tine::task<X>`: each element's task then
+/// runs as a child task (its value, if any, is discarded), so a body can be parallel itself:
+///
+/// ```
+/// tine::for_each(pool, rows, [](row& r) -> tine::task<void> {
+///   co_await tine::call(tine::async::sort, r.cells);
+/// });
+/// ```
+///
+/// If `f` (or its task) throws, the first exception is rethrown to the caller after every piece
+/// already started has finished; pieces not yet started may be skipped.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -22,6 +31,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -38,10 +48,21 @@ struct for_each_body {
   I first;
   F* f;
 
-  void operator()(std::size_t lo, std::size_t hi) const {
+  void operator()(std::size_t lo, std::size_t hi) const
+      requires(!task_body<F&, std::iter_reference_t<I>>) {
     I it = at(first, lo);
     for (std::size_t i = lo; i < hi; ++i, ++it) {
       std::invoke(*f, *it);
+    }
+  }
+
+  /// `f` returns a task: one child task per element, in turn (the body's own forks are what runs
+  /// in parallel within a piece).
+  task<void> operator()(std::size_t lo, std::size_t hi) const
+      requires task_body<F&, std::iter_reference_t<I>> {
+    I it = at(first, lo);
+    for (std::size_t i = lo; i < hi; ++i, ++it) {
+      co_await call(*f, *it);
     }
   }
 };
@@ -70,6 +91,8 @@ consteval bool check_for_each() {
 
 /// The definition of for_each; the entry points are made from it (entry.hpp).
 struct for_each_impl {
+  static constexpr const char* name = "for_each";
+
   template <typename R, typename F>
   task<void> operator()(R& r, F f, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;

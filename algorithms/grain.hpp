@@ -70,6 +70,14 @@ constexpr std::size_t ceil_div(std::size_t n, std::size_t d) noexcept {
   return n / d + (n % d != 0 ? 1 : 0);
 }
 
+/// Leaves of sort, stable_sort and merge hold at least this many elements when the grain is
+/// automatic: their per-element work is a comparison, and a smaller piece gains less from running
+/// in parallel than the merging passes it adds cost (a sort of a few hundred elements cut into 64
+/// leaves per worker would spend most of its time merging). Inputs up to this size sort (merge)
+/// serially, as TBB's parallel_sort does below its own cutoff; a nested sort of many small rows
+/// then costs one serial sort per row.
+inline constexpr std::size_t min_comparison_leaf = 1024;
+
 /// The leaf size for `n` elements: the user's grain, or the automatic rule.
 constexpr std::size_t leaf_size(std::size_t n, grain g, std::size_t workers) noexcept {
   if (g.size != 0) {
@@ -80,6 +88,13 @@ constexpr std::size_t leaf_size(std::size_t n, grain g, std::size_t workers) noe
   const std::size_t leaves = w > SIZE_MAX / leaves_per_worker ? SIZE_MAX : leaves_per_worker * w;
   const std::size_t size = ceil_div(n, leaves);
   return size == 0 ? 1 : size;
+}
+
+/// leaf_size for the algorithms whose leaves only compare (sort, merge): the automatic rule
+/// raised to min_comparison_leaf; a user's grain as it is.
+constexpr std::size_t comparison_leaf_size(std::size_t n, grain g, std::size_t workers) noexcept {
+  const std::size_t size = leaf_size(n, g, workers);
+  return g.size == 0 && size < min_comparison_leaf ? min_comparison_leaf : size;
 }
 
 }  // namespace detail

@@ -26,11 +26,13 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/sync_wait.hpp>
@@ -110,11 +112,18 @@ struct async_invoke_fn {
   }
 };
 
-/// Blocking invoke: `sync_wait` of the task form.
+/// Blocking invoke: `sync_wait` of the task form; on a worker thread, std::logic_error naming
+/// the task form instead.
 struct invoke_fn {
   template <scheduler Sch, typename... F>
   void operator()(Sch& sched, F&&... fs) const {
     if constexpr (check_invoke<std::decay_t<F>...>()) {
+      if (current_worker() != nullptr) {
+        throw std::logic_error(
+            "tine::invoke: called on a worker thread (inside a task or an algorithm's body), "
+            "where waiting would block the worker; inside a task use co_await "
+            "tine::call(tine::async::invoke, f1, f2, ...) instead");
+      }
       sync_wait(sched, async_invoke_fn{}, std::forward<F>(fs)...);
     }
   }

@@ -11,9 +11,11 @@
 ///
 /// The output is a random-access iterator to at least as many elements as the input (it is not
 /// grown: use a sized vector, not a back_inserter); the output may be the input itself. Returns
-/// the end of the output written. `f` is called concurrently, in no particular order; if it
-/// throws, the first exception reaches the caller after every piece already started has
-/// finished, and the output is partly written.
+/// the end of the output written. `f` is called concurrently, in no particular order. It may
+/// return a `tine::task<X>`: each element's task runs as a child task and its value is written
+/// (X must then be default-constructible and move-assignable: it is received in a variable
+/// first). If `f` (or its task) throws, the first exception reaches the caller after every piece
+/// already started has finished, and the output is partly written.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -21,9 +23,11 @@
 #include <functional>
 #include <iterator>
 #include <ranges>
+#include <type_traits>
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -41,11 +45,24 @@ struct map_body {
   O out;
   F* f;
 
-  void operator()(std::size_t lo, std::size_t hi) const {
+  void operator()(std::size_t lo, std::size_t hi) const
+      requires(!task_body<F&, std::iter_reference_t<I>>) {
     I in = at(first, lo);
     O to = at(out, lo);
     for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
       *to = std::invoke(*f, *in);
+    }
+  }
+
+  /// `f` returns a task: one child task per element, in turn, its value then written.
+  task<void> operator()(std::size_t lo, std::size_t hi) const
+      requires task_body<F&, std::iter_reference_t<I>> {
+    I in = at(first, lo);
+    O to = at(out, lo);
+    for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+      body_value_t<F&, std::iter_reference_t<I>> value{};
+      co_await call(&value, *f, *in);
+      *to = std::move(value);
     }
   }
 };
@@ -77,11 +94,22 @@ consteval bool check_map() {
         "tine::map(..., out, f): f must be copyable and callable as f(*it) with an element "
         "of the input");
     return false;
+  } else if constexpr (!check_task_value<F&, std::iter_reference_t<I>>()) {
+    return false;
   } else {
-    using result = std::invoke_result_t<F&, std::iter_reference_t<I>>;
-    static_assert(std::indirectly_writable<O, result>,
-                  "tine::map(..., out, f): the result of f cannot be assigned to *out");
-    return std::random_access_iterator<O> && std::indirectly_writable<O, result>;
+    using result = body_value_t<F&, std::iter_reference_t<I>>;
+    if constexpr (task_body<F&, std::iter_reference_t<I>>) {
+      // The value is received in a variable, then moved to *out.
+      constexpr bool writable = std::indirectly_writable<O, std::add_rvalue_reference_t<result>>;
+      static_assert(writable,
+                    "tine::map(..., out, f): the value of the task f returns cannot be assigned to "
+                    "*out");
+      return std::random_access_iterator<O> && writable;
+    } else {
+      static_assert(std::indirectly_writable<O, result>,
+                    "tine::map(..., out, f): the result of f cannot be assigned to *out");
+      return std::random_access_iterator<O> && std::indirectly_writable<O, result>;
+    }
   }
 }
 
@@ -89,6 +117,8 @@ consteval bool check_map() {
 /// for every output the check accepts; for one it refuses (a back_inserter) it keeps the
 /// adapters quiet, so that the check's sentence is the only error.
 struct map_impl {
+  static constexpr const char* name = "map";
+
   template <typename R, typename O, typename F>
   task<result_for<O>> operator()(R& r, O out, F f, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;

@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -171,7 +172,7 @@ task<O> merge_run(param<I1> a_in, std::size_t na, param<I2> b_in, std::size_t nb
   P1& proj1 = arg(proj1_in);
   P2& proj2 = arg(proj2_in);
   const copy_merge_ops<Comp, P1, P2> ops{std::move(comp), std::move(proj1), std::move(proj2),
-                                         leaf_size(na + nb, g, workers_here())};
+                                         comparison_leaf_size(na + nb, g, workers_here())};
   bool done = false;
   co_await call(merge_rec<copy_merge_ops<Comp, P1, P2>, I1, I2, O>, &ops, a, na, b, nb, out, &done);
   co_await join();
@@ -209,7 +210,13 @@ consteval bool check_merge() {
                   "tine::merge(sched, r1, r2, out): the pieces of the merge write the output "
                   "concurrently, so out must be a random-access iterator into storage with room "
                   "for both ranges (v.begin() of a sized vector), not an inserter");
-    if constexpr (std::random_access_iterator<O>) {
+    constexpr bool task_order =
+        ordering_returns_task<Comp, P1, I1>() || ordering_returns_task<Comp, P2, I2>();
+    static_assert(!task_order,
+                  "tine::merge(sched, r1, r2, out, comp, proj1, proj2): comp and the projections "
+                  "must answer at once, not return a tine::task: they are called for every "
+                  "element inside serial merging steps");
+    if constexpr (std::random_access_iterator<O> && !task_order) {
       static_assert(std::mergeable<I1, I2, O, Comp, P1, P2>,
                     "tine::merge(sched, r1, r2, out, comp, proj1, proj2): comp must order the "
                     "projected elements of both ranges (in both argument orders) and the "
@@ -226,6 +233,8 @@ concept grain_type = std::same_as<std::remove_cvref_t<T>, grain>;
 /// The definition of merge; the entry points are made from it (entry.hpp). The adapter
 /// prepares the first range only; the second is taken here.
 struct merge_impl {
+  static constexpr const char* name = "merge";
+
   template <typename R1, typename R2, typename O, typename Comp = std::ranges::less,
             typename P1 = std::identity, typename P2 = std::identity>
   requires(!grain_type<Comp> && !grain_type<P1> && !grain_type<P2>) auto operator()(

@@ -13,8 +13,11 @@
 /// The result is `init op x0 op x1 op ... op xn-1` with the elements in their order, grouped in
 /// some way: equal to `std::accumulate`'s for any associative `op`, commutative or not (string
 /// concatenation works). Partial results live on the workers' segmented stacks (`stack_alloc`),
-/// never on the heap. `op` and the transform are called concurrently; if one throws, the first
-/// exception reaches the caller after every piece already started has finished.
+/// never on the heap. `op` and the transform are called concurrently. Either may return a
+/// `tine::task<X>`, which then runs as a child task (its X default-constructible and
+/// move-assignable): a transform that is itself parallel, or an `op` that merges two partial
+/// results in parallel. If one throws, the first exception reaches the caller after every piece
+/// already started has finished.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -27,6 +30,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -48,37 +52,93 @@ struct pass_through {
   }
 };
 
-/// Element `i` of one input, transformed.
+/// Element `i` of one input, transformed. `element_type`: what the fold receives, the transform's
+/// result or the value of the task it returns (then `operator()` is a coroutine giving it).
 template <typename I, typename Tr>
 struct unary_source {
+  using element_type = body_value_t<Tr&, std::iter_reference_t<I>>;
+  static constexpr bool is_task = task_body<Tr&, std::iter_reference_t<I>>;
+
   I first;
   Tr transform;
-  decltype(auto) operator()(std::size_t i) { return std::invoke(transform, *at(first, i)); }
+  decltype(auto) operator()(std::size_t i) requires(!is_task) {
+    return std::invoke(transform, *at(first, i));
+  }
+  task<element_type> operator()(std::size_t i) requires is_task {
+    element_type e{};
+    co_await call(&e, transform, *at(first, i));
+    co_return std::move(e);
+  }
 };
 
-/// Element `i` of two inputs, transformed together.
+/// Element `i` of two inputs, transformed together (as unary_source).
 template <typename I1, typename I2, typename Tr>
 struct binary_source {
+  using element_type =
+      body_value_t<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+  static constexpr bool is_task =
+      task_body<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+
   I1 first1;
   I2 first2;
   Tr transform;
-  decltype(auto) operator()(std::size_t i) {
+  decltype(auto) operator()(std::size_t i) requires(!is_task) {
     return std::invoke(transform, *at(first1, i), *at(first2, i));
   }
+  task<element_type> operator()(std::size_t i) requires is_task {
+    element_type e{};
+    co_await call(&e, transform, *at(first1, i), *at(first2, i));
+    co_return std::move(e);
+  }
 };
+
+/// Whether a fold over `Source` with `Op` into a `T` runs tasks: the transform or `op` is one.
+template <typename T, typename Source, typename Op>
+inline constexpr bool fold_runs_tasks =
+    Source::is_task || task_body<Op&, T, typename Source::element_type>;
 
 /// A leaf of the fold: `[lo, hi)` folded left to right, starting from its first element.
 template <typename T, typename Source, typename Op>
 struct fold_leaf {
+  using E = typename Source::element_type;
+
   Source* source;
   Op* op;
 
-  T operator()(std::size_t lo, std::size_t hi) const {
+  T operator()(std::size_t lo, std::size_t hi) const requires(!fold_runs_tasks<T, Source, Op>) {
     T acc((*source)(lo));
     for (std::size_t i = lo + 1; i < hi; ++i) {
       acc = std::invoke(*op, std::move(acc), (*source)(i));
     }
     return acc;
+  }
+
+  /// The same when the transform or `op` is a task: each runs as a child task, in turn.
+  task<void> operator()(std::optional<T>* out, std::size_t lo, std::size_t hi) const
+      requires fold_runs_tasks<T, Source, Op> {
+    std::optional<T> acc;
+    for (std::size_t i = lo; i < hi; ++i) {
+      if constexpr (Source::is_task) {
+        E e{};
+        co_await call(&e, *source, i);
+        if (!acc) {
+          acc.emplace(std::move(e));
+        } else if constexpr (task_body<Op&, T, E>) {
+          body_value_t<Op&, T, E> next{};
+          co_await call(&next, *op, std::move(*acc), std::move(e));
+          acc.emplace(std::move(next));
+        } else {
+          acc.emplace(std::invoke(*op, std::move(*acc), std::move(e)));
+        }
+      } else if (!acc) {
+        acc.emplace((*source)(i));
+      } else {
+        body_value_t<Op&, T, E> next{};
+        co_await call(&next, *op, std::move(*acc), (*source)(i));
+        acc.emplace(std::move(next));
+      }
+    }
+    out->emplace(std::move(*acc));
   }
 };
 
@@ -98,7 +158,24 @@ task<result_for<T>> fold_run(param<Source> source_in, std::size_t n, param<T> in
   stack_array<std::optional<T>> total = co_await stack_alloc<std::optional<T>>(1);
   co_await call(split_fold<T, leaf_type, Op>, &total[0], &leaves, &op, std::size_t{0}, n, leaf);
   co_await join();
-  co_return result_for<T>(T(std::invoke(op, std::move(init), std::move(*total[0]))));
+  if constexpr (task_body<Op&, T, T>) {
+    body_value_t<Op&, T, T> all{};
+    co_await call(&all, op, std::move(init), std::move(*total[0]));
+    co_await join();
+    co_return result_for<T>(T(std::move(all)));
+  } else {
+    co_return result_for<T>(T(std::invoke(op, std::move(init), std::move(*total[0]))));
+  }
+}
+
+/// The task values of a fold's `op` can be received (check_task_value), for an element type E.
+template <typename Op, typename T, typename E>
+consteval bool check_fold_task_values() {
+  if constexpr (!check_task_value<Op&, T, E>()) {
+    return false;
+  } else {
+    return check_task_value<Op&, T, T>();
+  }
 }
 
 template <typename I, typename T, typename Op>
@@ -108,7 +185,11 @@ consteval bool check_reduce() {
       "tine::reduce(..., init, op): op must combine the accumulator (the type of init) "
       "with an element and with another accumulator: op(T, *it) and op(T, T) must be valid "
       "and convertible to T, and T must be constructible from an element");
-  return fold_operation<Op, T, std::iter_reference_t<I>>;
+  if constexpr (!fold_operation<Op, T, std::iter_reference_t<I>>) {
+    return false;
+  } else {
+    return check_fold_task_values<Op, T, std::iter_reference_t<I>>();
+  }
 }
 
 template <typename I, typename T, typename Op, typename Tr>
@@ -119,14 +200,20 @@ consteval bool check_transform_reduce() {
         "tine::transform_reduce(..., init, op, transform): transform must be copyable and "
         "callable as transform(*it)");
     return false;
+  } else if constexpr (!check_task_value<Tr&, std::iter_reference_t<I>>()) {
+    return false;
   } else {
-    using E = std::invoke_result_t<Tr&, std::iter_reference_t<I>>;
+    using E = typename unary_source<I, Tr>::element_type;
     static_assert(
         fold_operation<Op, T, E>,
         "tine::transform_reduce(..., init, op, transform): op must combine the accumulator "
         "(the type of init) with a transformed element and with another accumulator: "
         "op(T, transform(*it)) and op(T, T) must be valid and convertible to T");
-    return fold_operation<Op, T, E>;
+    if constexpr (!fold_operation<Op, T, E>) {
+      return false;
+    } else {
+      return check_fold_task_values<Op, T, E>();
+    }
   }
 }
 
@@ -142,19 +229,28 @@ consteval bool check_transform_reduce2() {
                   "tine::transform_reduce(..., first2, init, op, transform): transform must be "
                   "copyable and callable as transform(*it1, *it2)");
     return false;
+  } else if constexpr (!check_task_value<Tr&, std::iter_reference_t<I1>,
+                                         std::iter_reference_t<I2>>()) {
+    return false;
   } else {
-    using E = std::invoke_result_t<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+    using E = typename binary_source<I1, I2, Tr>::element_type;
     static_assert(fold_operation<Op, T, E>,
                   "tine::transform_reduce(..., first2, init, op, transform): op must combine the "
                   "accumulator (the type of init) with transform(*it1, *it2) and with another "
                   "accumulator, giving something convertible to T");
-    return fold_operation<Op, T, E>;
+    if constexpr (!fold_operation<Op, T, E>) {
+      return false;
+    } else {
+      return check_fold_task_values<Op, T, E>();
+    }
   }
 }
 
 /// The definition of reduce; the entry points are made from it (entry.hpp). Without `op` it
 /// sums; without `init` it starts from a value-initialised element.
 struct reduce_impl {
+  static constexpr const char* name = "reduce";
+
   template <typename R, typename T = std::ranges::range_value_t<R>, typename Op = std::plus<>>
   requires(!std::same_as<T, grain>) task<result_for<T>>
   operator()(R& r, T init = T{}, Op op = {}, grain g = {}) const {
@@ -170,6 +266,8 @@ struct reduce_impl {
 
 /// The definition of transform_reduce, over one input or two (`first2`: as many elements).
 struct transform_reduce_impl {
+  static constexpr const char* name = "transform_reduce";
+
   template <typename R, typename T, typename Op, typename Tr>
   task<result_for<T>> operator()(R& r, T init, Op op, Tr transform, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;

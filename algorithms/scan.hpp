@@ -14,9 +14,10 @@
 /// block sums turns them into each block's prefix; pass 2 scans every block in parallel starting
 /// from its prefix. About 2n applications of `op`, which must be associative (not necessarily
 /// commutative): the results equal `std::inclusive_scan`'s / `std::exclusive_scan`'s. The block
-/// sums live in one `stack_alloc` array. The output may be the input (in-place scan). If `op`
-/// throws, the first exception reaches the caller after every piece already started has
-/// finished, and the output is partly written.
+/// sums live in one `stack_alloc` array. The output may be the input (in-place scan). `op` may
+/// return a `tine::task` (of something convertible to the accumulator), which then runs as a
+/// child task. If `op` throws, the first exception reaches the caller after every piece already
+/// started has finished, and the output is partly written.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -29,6 +30,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -46,6 +48,10 @@ inline constexpr std::size_t max_scan_blocks = 4096;
 
 namespace detail {
 
+/// Whether the passes over the elements run tasks: `op(T, *it)` returns one.
+template <typename I, typename T, typename Op>
+concept element_op_task = task_body<Op&, T, std::iter_reference_t<I>>;
+
 template <typename I, typename O, typename T, typename Op>
 struct scan_state {
   I first;
@@ -61,7 +67,7 @@ template <typename I, typename O, typename T, typename Op>
 struct scan_sum_body {
   const scan_state<I, O, T, Op>* s;
 
-  void operator()(std::size_t jlo, std::size_t jhi) const {
+  void operator()(std::size_t jlo, std::size_t jhi) const requires(!element_op_task<I, T, Op>) {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
@@ -74,6 +80,24 @@ struct scan_sum_body {
       s->sums[j].emplace(std::move(acc));
     }
   }
+
+  /// The same when `op` returns a task: one child task per element, in turn.
+  task<void> operator()(std::size_t jlo, std::size_t jhi) const
+      requires element_op_task<I, T, Op> {
+    for (std::size_t j = jlo; j < jhi; ++j) {
+      const std::size_t lo = block_start(j, s->n, s->blocks);
+      const std::size_t hi = block_start(j + 1, s->n, s->blocks);
+      I it = at(s->first, lo);
+      T acc(*it);
+      for (std::size_t i = lo + 1; i < hi; ++i) {
+        ++it;
+        body_value_t<Op&, T, std::iter_reference_t<I>> next{};
+        co_await call(&next, *s->op, std::move(acc), *it);
+        acc = T(std::move(next));
+      }
+      s->sums[j].emplace(std::move(acc));
+    }
+  }
 };
 
 /// Pass 2: scan each block from its prefix. Each element is read before its output is written,
@@ -82,7 +106,7 @@ template <bool Inclusive, typename I, typename O, typename T, typename Op>
 struct scan_write_body {
   const scan_state<I, O, T, Op>* s;
 
-  void operator()(std::size_t jlo, std::size_t jhi) const {
+  void operator()(std::size_t jlo, std::size_t jhi) const requires(!element_op_task<I, T, Op>) {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
@@ -108,6 +132,36 @@ struct scan_write_body {
       }
     }
   }
+
+  /// The same when `op` returns a task: one child task per element, in turn. The running value
+  /// is an optional: it starts as the first element when there is no prefix.
+  task<void> operator()(std::size_t jlo, std::size_t jhi) const
+      requires element_op_task<I, T, Op> {
+    using value = body_value_t<Op&, T, std::iter_reference_t<I>>;
+    for (std::size_t j = jlo; j < jhi; ++j) {
+      const std::size_t lo = block_start(j, s->n, s->blocks);
+      const std::size_t hi = block_start(j + 1, s->n, s->blocks);
+      std::optional<T> acc = s->sums[j];
+      I in = at(s->first, lo);
+      O to = at(s->out, lo);
+      for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+        if (!acc) {  // inclusive, first block without init: out[0] = in[0]
+          acc.emplace(*in);
+          *to = *acc;
+          continue;
+        }
+        value next{};
+        co_await call(&next, *s->op, T(*acc), *in);
+        if constexpr (Inclusive) {
+          acc.emplace(std::move(next));
+          *to = *acc;
+        } else {
+          *to = std::move(*acc);
+          acc.emplace(std::move(next));
+        }
+      }
+    }
+  }
 };
 
 /// Turns the block sums into block prefixes: prefix[0] = init (maybe none), prefix[j + 1] =
@@ -121,6 +175,26 @@ void sums_to_prefixes(std::optional<T>* sums, std::size_t blocks, std::optional<
     if (j + 1 < blocks) {
       if (run) {
         run.emplace(std::invoke(op, std::move(*run), std::move(*sum)));
+      } else {
+        run = std::move(sum);
+      }
+    }
+  }
+}
+
+/// sums_to_prefixes when `op(T, T)` returns a task: each combination runs as a child task.
+template <typename T, typename Op>
+task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks,
+                                  std::optional<T>* init, Op* op) {
+  std::optional<T> run = std::move(*init);
+  for (std::size_t j = 0; j < blocks; ++j) {
+    std::optional<T> sum = std::move(sums[j]);
+    sums[j] = run;
+    if (j + 1 < blocks) {
+      if (run) {
+        body_value_t<Op&, T, T> next{};
+        co_await call(&next, *op, std::move(*run), std::move(*sum));
+        run.emplace(std::move(next));
       } else {
         run = std::move(sum);
       }
@@ -149,7 +223,11 @@ task<O> scan_run(param<I> first_in, std::size_t n, param<O> out_in,
                   std::size_t{1});
     co_await join();
   }
-  sums_to_prefixes(sums.data(), blocks, std::move(init), op);
+  if constexpr (task_body<Op&, T, T>) {
+    co_await call(sums_to_prefixes_tasks<T, Op>, sums.data(), blocks, &init, &op);
+  } else {
+    sums_to_prefixes(sums.data(), blocks, std::move(init), op);
+  }
   const write_body pass2{&s};
   co_await call(split_for<write_body>, &pass2, std::size_t{0}, blocks, std::size_t{1});
   co_await join();
@@ -171,8 +249,16 @@ consteval bool check_scan() {
                 "type of init, or the input's value type when there is no init)");
   static_assert(std::indirectly_writable<O, const T&>,
                 "tine scans: the accumulator cannot be assigned to *out");
-  return std::random_access_iterator<O> && std::copyable<T> &&
-         fold_operation<Op, T, std::iter_reference_t<I>> && std::indirectly_writable<O, const T&>;
+  constexpr bool ok = std::random_access_iterator<O> && std::copyable<T> &&
+                      fold_operation<Op, T, std::iter_reference_t<I>> &&
+                      std::indirectly_writable<O, const T&>;
+  if constexpr (!ok) {
+    return false;
+  } else if constexpr (!check_task_value<Op&, T, std::iter_reference_t<I>>()) {
+    return false;
+  } else {
+    return check_task_value<Op&, T, T>();
+  }
 }
 
 /// The definition of both scans; the entry points are made from it (entry.hpp). `result_for<O>`:
@@ -193,6 +279,8 @@ struct scan_impl {
 
 /// inclusive_scan: `(range, out [, op [, grain]])` or `(range, out, op, init [, grain])`.
 struct inclusive_scan_impl : scan_impl<true> {
+  static constexpr const char* name = "inclusive_scan";
+
   template <typename R, typename O, typename Op = std::plus<>>
   requires(!std::same_as<Op, grain>) task<result_for<O>>
   operator()(R& r, O out, Op op = {}, grain g = {}) const {
@@ -208,6 +296,8 @@ struct inclusive_scan_impl : scan_impl<true> {
 
 /// exclusive_scan: `(range, out, init [, op [, grain]])`.
 struct exclusive_scan_impl : scan_impl<false> {
+  static constexpr const char* name = "exclusive_scan";
+
   template <typename R, typename O, typename T, typename Op = std::plus<>>
   requires(!std::same_as<Op, grain>) task<result_for<O>>
   operator()(R& r, O out, T init, Op op = {}, grain g = {}) const {

@@ -16,8 +16,10 @@
 /// others). A piece that starts at or after the bound is not forked, and a leaf stops at the
 /// bound, so once the answer is known no new work starts and running leaves stop at their next
 /// element. find_if still returns the *first* element that satisfies the predicate. The
-/// predicate is called concurrently; if it throws, the first exception reaches the caller after
-/// every piece already started has finished.
+/// predicate is called concurrently; it may return a `tine::task` of something convertible to
+/// bool, which then runs as a child task (a leaf stops at the bound between two of them). If it
+/// throws, the first exception reaches the caller after every piece already started has
+/// finished.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -29,6 +31,7 @@
 #include <utility>
 
 #include <tine/algorithms/concepts.hpp>
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -39,6 +42,10 @@
 
 namespace tine {
 namespace detail {
+
+/// A test of search_state that is a coroutine: `test(i)` returns a `task<bool>`.
+template <typename Test>
+concept task_test = task_body<Test&, std::size_t>;
 
 /// A search for an index `i` where `(*test)(i)` holds.
 template <typename Test>
@@ -57,7 +64,7 @@ struct search_state {
     }
   }
 
-  void search(std::size_t lo, std::size_t hi) {
+  void search(std::size_t lo, std::size_t hi) requires(!task_test<Test>) {
     for (std::size_t i = lo; i < hi; ++i) {
       if (i >= bound.load(std::memory_order_relaxed)) {
         return;
@@ -65,6 +72,21 @@ struct search_state {
       if ((*test)(i)) {
         hit(i);
         return;
+      }
+    }
+  }
+
+  /// The same when the test is a task: one child task per index, in turn.
+  task<void> search_tasks(std::size_t lo, std::size_t hi) requires task_test<Test> {
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (i >= bound.load(std::memory_order_relaxed)) {
+        co_return;
+      }
+      bool holds = false;
+      co_await call(&holds, *test, i);
+      if (holds) {
+        hit(i);
+        co_return;
       }
     }
   }
@@ -76,7 +98,11 @@ task<void> search_split(search_state<Test>* s, std::size_t lo, std::size_t hi) {
     co_return;  // the answer lies before this piece: do not look, do not fork
   }
   if (hi - lo <= s->leaf) {
-    s->search(lo, hi);
+    if constexpr (task_test<Test>) {
+      co_await call(&search_state<Test>::search_tasks, s, lo, hi);
+    } else {
+      s->search(lo, hi);
+    }
     co_return;
   }
   const std::size_t mid = lo + (hi - lo) / 2;
@@ -109,13 +135,18 @@ task<std::invoke_result_t<Answer&, std::size_t>> search_run(Test test, std::size
   return search_task<Test, Answer>(std::move(test), n, leftmost, leaf, std::move(answer));
 }
 
-/// Holds at `i` when `pred(first[i])` is `Wanted`.
+/// Holds at `i` when `pred(first[i])` is `Wanted` (a coroutine when `pred` returns a task).
 template <typename I, typename P, bool Wanted>
 struct element_test {
   I first;
   P pred;
-  bool operator()(std::size_t i) {
+  bool operator()(std::size_t i) requires(!task_body<P&, std::iter_reference_t<I>>) {
     return static_cast<bool>(std::invoke(pred, *at(first, i))) == Wanted;
+  }
+  task<bool> operator()(std::size_t i) requires task_body<P&, std::iter_reference_t<I>> {
+    body_value_t<P&, std::iter_reference_t<I>> answer{};
+    co_await call(&answer, pred, *at(first, i));
+    co_return static_cast<bool>(answer) == Wanted;
   }
 };
 
@@ -138,12 +169,18 @@ consteval bool check_predicate() {
   static_assert(
       element_predicate<P, I>,
       "tine searches (find_if, any_of, all_of, none_of): pred must be copyable and callable "
-      "as pred(*it) with an element of the input, returning something convertible to bool");
-  return element_predicate<P, I>;
+      "as pred(*it) with an element of the input, returning something convertible to bool (or "
+      "a tine::task of it)");
+  if constexpr (!element_predicate<P, I>) {
+    return false;
+  } else {
+    return check_task_value<P&, std::iter_reference_t<I>>();
+  }
 }
 
 /// The definition of find_if; the entry points are made from it (entry.hpp).
 struct find_if_impl {
+  static constexpr const char* name = "find_if";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename P>
@@ -162,6 +199,8 @@ struct find_if_impl {
 /// `AnswerIfFound` if there is one.
 template <bool Wanted, bool AnswerIfFound>
 struct quantifier_impl {
+  static constexpr const char* name = !Wanted ? "all_of" : AnswerIfFound ? "any_of" : "none_of";
+
   template <typename R, typename P>
   task<bool> operator()(R& r, P pred, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;

@@ -46,6 +46,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
 #include <tine/algorithms/detail/split.hpp>
@@ -398,17 +399,28 @@ task<I> sort_run(param<I> first_in, std::size_t n, param<Comp> comp_in, param<Pr
 
 template <typename I, typename Comp, typename Proj>
 consteval bool check_sort() {
-  static_assert(std::sortable<I, Comp, Proj>,
-                "tine::sort / tine::stable_sort(sched, range, comp, proj): the range must be "
-                "writable (not const, not a transform view), its elements movable, and comp must "
-                "order two projected elements (a strict weak order: comp(a, b) like a < b)");
-  return std::sortable<I, Comp, Proj>;
+  constexpr bool task_order = ordering_returns_task<Comp, Proj, I>();
+  static_assert(!task_order,
+                "tine::sort / tine::stable_sort(sched, range, comp, proj): comp and proj must "
+                "answer at once, not return a tine::task: they are called many times per element "
+                "inside serial sorting steps (compute the keys first, for example with tine::map, "
+                "then sort by them)");
+  if constexpr (task_order) {
+    return false;
+  } else {
+    static_assert(std::sortable<I, Comp, Proj>,
+                  "tine::sort / tine::stable_sort(sched, range, comp, proj): the range must be "
+                  "writable (not const, not a transform view), its elements movable, and comp "
+                  "must order two projected elements (a strict weak order: comp(a, b) like a < b)");
+    return std::sortable<I, Comp, Proj>;
+  }
 }
 
 /// The definition of sort (Stable = false) and stable_sort; the entry points are made from it
 /// (entry.hpp).
 template <bool Stable>
 struct sort_impl {
+  static constexpr const char* name = Stable ? "stable_sort" : "sort";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename Comp = std::ranges::less, typename Proj = std::identity>
@@ -419,7 +431,8 @@ struct sort_impl {
     if constexpr (check_sort<I, Comp, Proj>()) {
       const std::size_t n = range_size(r);
       return sort_run<Stable, I, Comp, Proj>(std::ranges::begin(r), n, std::move(comp),
-                                             std::move(proj), leaf_size(n, g, workers_here()));
+                                             std::move(proj),
+                                             comparison_leaf_size(n, g, workers_here()));
     }
   }
   template <typename R>

@@ -112,8 +112,26 @@ consteval bool check_task_function() {
     }
     if constexpr (!returns_task) {
       return false;
+    } else if constexpr (refused_result<
+                             typename task_value<std::invoke_result_t<F, Args...>>::type>) {
+      return false;  // class task says why (explain_refusal): add nothing to it
     } else {
       return check_task_call<Entry, R, F, Args...>();
+    }
+  }
+}
+
+/// Called by fork, call and sync_wait where the checks above refused `fn(args...)`: if the
+/// reason is the task's result type (a reference, const), completing the task type makes class
+/// task give its one sentence, also when fn was only declared. Outside the checks, which run in
+/// constant evaluation: Clang does not evaluate a consteval function that completed a class whose
+/// static_assert failed, which would add errors of its own.
+template <typename F, typename... Args>
+void explain_refusal() noexcept {
+  if constexpr (std::is_invocable_v<F, Args...>) {
+    using X = std::invoke_result_t<F, Args...>;
+    if constexpr (task_type<X>) {
+      static_cast<void>(sizeof(X));
     }
   }
 }

@@ -18,6 +18,7 @@
 #include <tine: compilation stopped here (C++20 is needed, see the error above)>
 #endif
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -69,9 +70,20 @@
 
 namespace tine::detail {
 
+/// Set by the first thread that reports a fatal error.
+inline std::atomic<bool> fatal_reported{false};
+
 /// Misuse that cannot be reported by an exception (for example inside a destructor or on a path
 /// where an exception would lose work) ends the program with a message naming the rule broken.
+/// The message is printed once: when several workers make the same mistake at the same time, the
+/// first one prints and aborts, and the others wait for the abort to end the process.
 [[noreturn]] TINE_NOINLINE inline void fatal(const char* message) noexcept {
+  // acq_rel: one thread wins; the others never print, whatever the order of their arrivals.
+  if (fatal_reported.exchange(true, std::memory_order_acq_rel)) {
+    for (;;) {
+      fatal_reported.wait(true, std::memory_order_acquire);  // never changes back: sleeps
+    }
+  }
   std::fputs("tine: fatal: ", stderr);
   std::fputs(message, stderr);
   std::fputc('\n', stderr);

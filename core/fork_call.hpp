@@ -191,6 +191,7 @@ fork(R* result, F&& fn, Args&&... args) {
     return detail::spawn_request<true, R, F, Args...>{
         result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -204,6 +205,7 @@ requires detail::callable_first<F>
     return detail::spawn_request<true, void, F, Args...>{
         nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -219,6 +221,7 @@ call(R* result, F&& fn, Args&&... args) {
     return detail::spawn_request<false, R, F, Args...>{
         result, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }
@@ -232,6 +235,7 @@ requires detail::callable_first<F>
     return detail::spawn_request<false, void, F, Args...>{
         nullptr, std::forward<F>(fn), std::forward_as_tuple(std::forward<Args>(args)...)};
   } else {
+    detail::explain_refusal<F, Args...>();
     return detail::rejected_request{};
   }
 }

@@ -104,6 +104,8 @@ auto sync_wait(S& sched, F&& fn, Args&&... args) {
     if constexpr (!std::is_void_v<T>) {
       return std::move(job.value);
     }
+  } else {
+    detail::explain_refusal<F, Args...>();
   }
 }
 

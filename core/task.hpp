@@ -49,6 +49,34 @@ consteval bool frame_alignment_ok() {
 template <typename T>
 inline constexpr bool fits_a_frame = frame_alignment_ok<T>();
 
+/// Whether sizeof(T) fits the 32 bits the frame header keeps it in (void and references: yes).
+template <typename T>
+consteval bool result_size_fits() {
+  if constexpr (std::is_reference_v<T> || std::is_void_v<T>) {
+    return true;
+  } else {
+    return sizeof(T) <= 0xffffffffU;
+  }
+}
+template <typename T>
+inline constexpr bool result_size_ok = result_size_fits<T>();
+
+/// Result types class task refuses with a sentence (references, const, volatile): a coroutine
+/// returning one gets refused_promise, which compiles any body, so that the sentence is the only
+/// error.
+template <typename T>
+inline constexpr bool refused_result =
+    std::is_reference_v<T> || std::is_const_v<T> || std::is_volatile_v<T>;
+
+/// A frame freed while it was not the most recent allocation of the worker's stack: only a task
+/// object a user held and destroyed unstarted can be (see task::~task).
+[[noreturn]] TINE_NOINLINE [[gnu::cold]] inline void frame_freed_out_of_order() noexcept {
+  fatal(
+      "a tine::task that was never started was destroyed while something allocated after it "
+      "still lives (task objects destroyed out of order); do not hold task objects: start them "
+      "at once with tine::fork, tine::call or tine::sync_wait");
+}
+
 struct promise_base {
   frame frame_header;  // first: a promise's address is its frame header's (see handle_of)
 
@@ -81,7 +109,18 @@ struct promise_base {
   }
 #endif
 
-  static void operator delete(void* p, std::size_t) noexcept { stack_pop(runtime().top(), p); }
+  /// Frees a frame whose destructors have run (a task holding parameters with destructors, at
+  /// its end; or a task object destroyed unstarted). The frame must be the most recent allocation
+  /// of the worker's stack, which tine's own frees always are; checked in every build (a compare:
+  /// the size is a constant here), since a task object a user held could be freed out of order,
+  /// which would silently free everything allocated after it.
+  static void operator delete(void* p, std::size_t bytes) noexcept {
+    stacklet*& top = runtime().top();
+    if (TINE_UNLIKELY(static_cast<std::byte*>(p) + round_to_stack_alignment(bytes) != top->sp)) {
+      frame_freed_out_of_order();
+    }
+    stack_pop(top, p);
+  }
 
   std::suspend_always initial_suspend() const noexcept { return {}; }
 
@@ -155,13 +194,32 @@ struct promise_of : promise<T> {
   final_awaitable<Trivial> final_suspend() const noexcept { return {}; }
 };
 
+/// The promise of a coroutine whose result type class task refuses: it accepts any body and is
+/// never run (the program does not compile).
+template <typename T>
+struct refused_promise {
+  task<T> get_return_object() noexcept;
+  std::suspend_always initial_suspend() const noexcept { return {}; }
+  std::suspend_always final_suspend() const noexcept { return {}; }
+  void unhandled_exception() noexcept {}
+  template <typename U>
+  void return_value(U&&) noexcept {}
+  template <typename A>
+  std::suspend_never await_transform(A&&) noexcept {
+    return {};
+  }
+};
+
 /// Lets tine's awaitables take the promise out of a task.
 struct task_access;
 
 /// A task object that was never started frees its frame from the calling worker's stack. That is
-/// only FILO if nothing was allocated above it since and the worker still runs on that stack: a
-/// task held across a fork that was stolen is destroyed on the thief's stack instead. Checked in
-/// every build (a cold path); frees out of order would corrupt the stack silently.
+/// only FILO if the worker still runs on that stack and nothing allocated since still lives. This
+/// checks the first (a task held across a fork whose continuation was stolen, destroyed before
+/// the join on the thief, is on another worker's stack); promise_base::operator delete checks the
+/// second (two held tasks destroyed in the order they were created). Both in every build (cold
+/// paths); a free out of order would corrupt the stack silently. A task held across a stolen fork
+/// and destroyed after the join is freed correctly: the join gives the task its stack back.
 inline void check_unstarted_free(const void* frame_start) noexcept {
   worker_runtime* rt = read_tls_runtime();
   const auto* p = static_cast<const std::byte*>(frame_start);
@@ -181,6 +239,14 @@ template <typename T>
 class [[nodiscard(
     "a tine::task does nothing unless it is started with tine::fork, tine::call or "
     "tine::sync_wait")]] task {
+  static_assert(!std::is_reference_v<T>,
+                "tine::task<T&>: a task cannot return a reference, because its result is assigned "
+                "to an object the caller names (fork(&r, ...), call(&r, ...), sync_wait's value); "
+                "return a pointer or a std::reference_wrapper<T> instead");
+  static_assert(!std::is_const_v<T> && !std::is_volatile_v<T>,
+                "tine::task<const T>: a task's result type cannot be const or volatile, because "
+                "the result is assigned to an object the caller names; return a plain T");
+
  public:
   using value_type = T;
 
@@ -265,9 +331,13 @@ struct std::coroutine_traits<tine::task<T>, Params...> {
   static_assert(tine::detail::fits_a_frame<T>,
                 "tine: a task's result type may be aligned to at most 64 bytes: the variable "
                 "that receives it lives in a task frame, placed on a 64-byte boundary.");
-  using promise_type =
+  static_assert(tine::detail::result_size_ok<T>,
+                "tine: a task's result type may be at most 4 GiB - 1 bytes (its size is kept in "
+                "32 bits); return a pointer to a larger object.");
+  using promise_type = std::conditional_t<
+      tine::detail::refused_result<T>, tine::detail::refused_promise<T>,
       tine::detail::promise_of<T, ((std::is_reference_v<Params> ||
-                                    std::is_trivially_destructible_v<Params>)&&...)>;
+                                    std::is_trivially_destructible_v<Params>)&&...)>>;
 };
 
 #endif  // TINE_CORE_TASK_HPP

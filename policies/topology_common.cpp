@@ -1,18 +1,27 @@
 // The parts of tine::topology that do not depend on how the machine is found: laying workers out
-// on the cores, the made-up topologies, the accessors and pinning. Shared by both builds; the
-// machine itself comes from policies/topology.cpp (hwloc) or policies/topology_flat.cpp.
+// on the cores, the made-up topologies, the accessors, pinning, and the cpus the process may run
+// on. Shared by both builds; the machine itself comes from policies/topology.cpp (hwloc) or
+// policies/topology_flat.cpp.
 #include <tine/policies/detail/machine.hpp>
 #include <tine/policies/topology.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #if defined(__linux__)
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/types.h>
 #endif
 
 namespace tine {
@@ -310,5 +319,88 @@ bool pin_current_thread(const topology& topo, std::size_t place) {
   return detail::bind_thread_elsewhere(*cpu);
 #endif
 }
+
+namespace detail {
+
+#if defined(__linux__)
+
+namespace {
+
+struct cpu_set_deleter {
+  void operator()(cpu_set_t* set) const noexcept { CPU_FREE(set); }
+};
+using cpu_set_handle = std::unique_ptr<cpu_set_t, cpu_set_deleter>;
+
+struct dir_deleter {
+  void operator()(DIR* d) const noexcept { closedir(d); }
+};
+
+/// Adds the affinity of thread `tid` (0: the calling thread) to `cpus`. False if the thread is
+/// gone (it may exit while we look); throws on any other failure.
+bool add_affinity(pid_t tid, std::vector<bool>& cpus) {
+  // The kernel's mask may be larger than CPU_SETSIZE: grow until it fits (EINVAL means too small).
+  for (int n = CPU_SETSIZE;; n *= 2) {
+    const cpu_set_handle set{CPU_ALLOC(n)};
+    if (!set) {
+      throw std::bad_alloc{};
+    }
+    const std::size_t bytes = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(bytes, set.get());
+    if (sched_getaffinity(tid, bytes, set.get()) == 0) {
+      for (int c = 0; c < n; ++c) {
+        if (CPU_ISSET_S(c, bytes, set.get())) {
+          if (cpus.size() <= static_cast<std::size_t>(c)) {
+            cpus.resize(static_cast<std::size_t>(c) + 1, false);
+          }
+          cpus[static_cast<std::size_t>(c)] = true;
+        }
+      }
+      return true;
+    }
+    if (errno == ESRCH && tid != 0) {
+      return false;
+    }
+    if (errno != EINVAL || n >= (1 << 20)) {
+      throw std::system_error(errno, std::generic_category(),
+                              "tine::topology::discover: sched_getaffinity failed");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<unsigned> process_cpus() {
+  std::vector<bool> cpus;
+  add_affinity(0, cpus);
+  // The other threads' affinities. A directory that cannot be read leaves the calling thread's,
+  // unless memory was short, which the caller must hear of.
+  errno = 0;
+  if (const std::unique_ptr<DIR, dir_deleter> dir{opendir("/proc/self/task")}) {
+    while (const dirent* entry = readdir(dir.get())) {
+      char* end = nullptr;
+      const long tid = std::strtol(entry->d_name, &end, 10);
+      if (end != entry->d_name && *end == '\0' && tid > 0) {
+        add_affinity(static_cast<pid_t>(tid), cpus);
+      }
+    }
+  } else if (errno == ENOMEM) {
+    throw std::bad_alloc{};
+  }
+  std::vector<unsigned> result;
+  for (std::size_t c = 0; c < cpus.size(); ++c) {
+    if (cpus[c]) {
+      result.push_back(static_cast<unsigned>(c));
+    }
+  }
+  return result;
+}
+
+#else
+
+std::vector<unsigned> process_cpus() { return {}; }
+
+#endif
+
+}  // namespace detail
 
 }  // namespace tine

@@ -18,6 +18,7 @@
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/schedulers/liveness.hpp>
 
 namespace tine {
 
@@ -37,6 +38,9 @@ class inline_scheduler {
   /// after it has run everything already submitted. Destroy the scheduler only once every
   /// sync_wait on it has returned.
   ~inline_scheduler() {
+    m_liveness.check(
+        "a tine::inline_scheduler was destroyed twice (its destructor ran again on the same "
+        "object)");
     // acquire: pairs with the release decrements of pending work.
     for (auto pause = std::chrono::microseconds(20); m_pending.load(std::memory_order_acquire) != 0;
          pause = std::min(pause * 2, std::chrono::microseconds(2000))) {
@@ -45,10 +49,16 @@ class inline_scheduler {
     m_stop.store(true, std::memory_order_release);
     wake();
     m_thread.join();
+    m_liveness.end();
   }
 
-  /// Queues `node` for the worker; any thread.
+  /// Queues `node` for the worker; any thread. Used after the destructor ran, it ends the
+  /// program with a message instead of queuing work that would never run (see liveness.hpp).
   void schedule(submit_node* node) noexcept {
+    m_liveness.check(
+        "a tine::inline_scheduler was used after it was destroyed: work was submitted to it "
+        "(sync_wait, an algorithm, resume_on) after its destructor had stopped its worker, and "
+        "would never run; keep the scheduler alive until every use of it has returned");
     m_context.submit(node);
     wake();
   }
@@ -94,6 +104,7 @@ class inline_scheduler {
   std::atomic<std::uint32_t> m_epoch{0};
   std::atomic<bool> m_stop{false};
   std::atomic<std::size_t> m_pending{0};
+  detail::liveness m_liveness;
   std::thread m_thread;  // last: it starts in the constructor, with every member above made
 };
 

@@ -29,6 +29,7 @@
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/liveness.hpp>
 #include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/pool_worker.hpp>
 #include <tine/schedulers/shared_submissions.hpp>
@@ -143,7 +144,10 @@ class pool_base {
 
   /// Worker `i` as a scheduler of its own: `co_await tine::resume_on(pool.worker(i))`. The
   /// reference lives as long as the pool. Throws std::out_of_range if i >= size().
-  pool_worker& worker(std::size_t i) { return *at(i).handle; }
+  pool_worker& worker(std::size_t i) {
+    check_alive();
+    return *at(i).handle;
+  }
 
   /// A snapshot of worker i's counters. Throws std::out_of_range if i >= size().
   worker_stats stats(std::size_t i) const { return at(i).counters.snapshot(); }
@@ -217,6 +221,8 @@ class pool_base {
   /// The destructor's work: waits until the pool holds no work, stops the workers and joins
   /// them. Called first thing in the derived destructor, while the derived members still exist.
   void shutdown(const char* pool_name) noexcept {
+    m_liveness.check(
+        "a tine pool was destroyed twice (its destructor ran again on the same object)");
     if (read_pool_identity().pool == this) {
       fatal(
           "a tine pool was destroyed by one of its own workers (from inside a task), which would "
@@ -236,6 +242,16 @@ class pool_base {
             "sync_wait on it has returned");
       }
     }
+    m_liveness.end();
+  }
+
+  /// Ends the program with a message if the pool's destructor has run (see liveness.hpp); called
+  /// where work comes in.
+  void check_alive() const noexcept {
+    m_liveness.check(
+        "a tine pool (busy_pool or lazy_pool) was used after it was destroyed: work was "
+        "submitted to it (sync_wait, an algorithm, resume_on) after its destructor had stopped "
+        "its workers, and would never run; keep a pool alive until every use of it has returned");
   }
 
   /// Queues a plain schedule()'s `node`: a worker of this pool queues on itself (a task moving
@@ -243,6 +259,7 @@ class pool_base {
   /// the shared queue, which every worker looks at, so that no busy worker holds it up. Returns
   /// the worker whose own queue took it, or size() for the shared queue.
   std::size_t place(submit_node* node) noexcept {
+    check_alive();
     if (const pool_identity me = read_pool_identity(); me.pool == this) {
       (void)slot(me.index).context.submit(node);
       return me.index;
@@ -349,6 +366,7 @@ class pool_base {
   worker_slot& at(std::size_t i) { return const_cast<worker_slot&>(std::as_const(*this).at(i)); }
 
   static void submit_to(void* pool, std::size_t index, submit_node* node) noexcept {
+    static_cast<Derived*>(pool)->check_alive();
     static_cast<Derived*>(pool)->schedule_to(index, node);
   }
 
@@ -426,6 +444,7 @@ class pool_base {
   [[no_unique_address]] observer_link<Observer> m_observer;
   // Its own line: idle busy workers poll it (the shared queue aligns its own lines).
   alignas(64) std::atomic<bool> m_stop{false};
+  liveness m_liveness;  // read where work comes in, written once: beside m_stop, also read-mostly
   shared_submissions m_shared;
   // Its own line: spawns from outside and completions on the workers write it.
   alignas(64) std::atomic<std::size_t> m_pending{0};

@@ -16,8 +16,10 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <tine/core/concepts.hpp>
@@ -37,20 +39,21 @@ class simple_pool {
       m_contexts.push_back(std::make_unique<worker_context>());
       m_contexts.back()->set_worker_count(n);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      m_threads.emplace_back([this, i] { loop(i); });
+    m_threads.reserve(n);
+    try {
+      for (std::size_t i = 0; i < n; ++i) {
+        m_threads.emplace_back([this, i] { loop(i); });
+      }
+    } catch (...) {
+      stop();  // the system refused a thread: stop those that started, then report
+      throw;
     }
   }
 
   simple_pool(const simple_pool&) = delete;
   simple_pool& operator=(const simple_pool&) = delete;
 
-  ~simple_pool() {
-    m_stop.store(true, std::memory_order_release);
-    for (auto& t : m_threads) {
-      t.join();
-    }
-  }
+  ~simple_pool() { stop(); }
 
   void schedule(submit_node* node) {
     std::lock_guard lock(m_mutex);
@@ -60,6 +63,13 @@ class simple_pool {
   std::size_t size() const noexcept { return m_contexts.size(); }
 
  private:
+  void stop() noexcept {
+    m_stop.store(true, std::memory_order_release);
+    for (auto& t : m_threads) {
+      t.join();
+    }
+  }
+
   submit_node* take() {
     std::lock_guard lock(m_mutex);
     if (m_queue.empty()) {
@@ -74,13 +84,18 @@ class simple_pool {
     worker_context& ctx = *m_contexts[me];
     ctx.bind();
     std::uint64_t rng = 0x9e3779b97f4a7c15ULL * (me + 1);
+    submit_node* pending = nullptr;
     for (;;) {
       // A submission, then a steal attempt, in turn: a task resubmitting itself in a loop must
       // not starve the continuations in the deques (nor the other way round).
       bool ran = false;
-      if (submit_node* n = take()) {
-        ctx.run_submitted(n);
-        ran = true;
+      if (submit_node* n = pending != nullptr ? std::exchange(pending, nullptr) : take()) {
+        try {
+          ctx.run_submitted(n);
+          ran = true;
+        } catch (const std::bad_alloc&) {
+          pending = n;  // not run (no memory for a spare stack now): this worker tries it again
+        }
       }
       rng ^= rng << 13;
       rng ^= rng >> 7;
@@ -91,7 +106,7 @@ class simple_pool {
       if (ctx.steal_from(victim) == steal_status::success || ran) {
         continue;
       }
-      if (m_stop.load(std::memory_order_acquire)) {
+      if (m_stop.load(std::memory_order_acquire) && pending == nullptr) {
         break;
       }
       std::this_thread::yield();

@@ -8,7 +8,8 @@
 /// - `async_algorithm<Impl>`, the task form (`tine::async::reduce`): takes a range or an iterator
 ///   pair, prepares the input (input.hpp), keeps a temporary range alive in its frame, calls
 ///   `Impl` and maps the positions it returns back to the caller's iterators;
-/// - `blocking_algorithm<Impl>`, the blocking form (`tine::reduce`): `sync_wait` of the task form.
+/// - `blocking_algorithm<Impl>`, the blocking form (`tine::reduce`): `sync_wait` of the task form,
+///   refused on a worker thread with an error that names the algorithm and its task form.
 ///
 /// `Impl` is the algorithm: a stateless function object whose `operator()(V& range, args...)`
 /// returns a `task<X>` for a standard random-access sized range `V` that outlives the task. If
@@ -27,12 +28,15 @@
 #include <iterator>
 #include <optional>
 #include <ranges>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/input.hpp>
 #include <tine/core/concepts.hpp>
+#include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/sync_wait.hpp>
@@ -108,7 +112,15 @@ class boxed {
     }
     return *this;
   }
-  T take() && { return std::move(*m_value); }
+  T take() && {
+    // Never empty here: the adapters take a box only after core has assigned the algorithm's
+    // result to it. Said to the compiler too: without the test, GCC at -O2 and above may warn
+    // that the optional's value "may be used uninitialized" where it cannot see that assignment.
+    if (TINE_UNLIKELY(!m_value)) {
+      fatal("internal: an algorithm's result was taken from an empty box");
+    }
+    return std::move(*m_value);
+  }
 
  private:
   std::optional<T> m_value;
@@ -180,6 +192,13 @@ struct starts_with_iterator_pair<A0, A1, A...>
     : std::bool_constant<std::input_or_output_iterator<std::remove_cvref_t<A0>> &&
                          std::sentinel_for<std::remove_cvref_t<A1>, std::remove_cvref_t<A0>>> {};
 
+/// Whether the algorithm accepts the arguments: its definition returns a task for them, or it
+/// refused them with a static_assert and returns nothing (the adapters then add no error).
+template <typename Impl, typename R, typename... A>
+concept impl_accepts =
+    task_type<std::invoke_result_t<const Impl&, prepared_view_t<std::remove_reference_t<R>>&,
+                                   std::decay_t<A>...>>;
+
 /// Whether the task form calls the algorithm on the caller's range itself, at no cost: a
 /// referable standard random-access sized range, and a result to hand over as it is.
 template <typename Impl, bool Unbox, typename R, typename... A>
@@ -216,7 +235,9 @@ struct async_algorithm {
   requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>) auto operator()(
       R&& r, A&&... args) const {
     if constexpr (check_input_range<R>()) {
-      if constexpr (runs_directly<Impl, Unbox, R, A...>()) {
+      if constexpr (!impl_accepts<Impl, R, A...>) {
+        return;  // the algorithm's check has said why in one sentence: add nothing to it
+      } else if constexpr (runs_directly<Impl, Unbox, R, A...>()) {
         // The common case costs nothing: the algorithm runs on the caller's range.
         return Impl{}(r, std::forward<A>(args)...);
       } else {
@@ -228,8 +249,23 @@ struct async_algorithm {
   }
 };
 
+/// The error of a blocking algorithm called on a worker thread: it names the algorithm the user
+/// called (`tine::NAME`) and the task form to use instead. Out of line: a cold path.
+[[noreturn]] TINE_NOINLINE inline void refuse_blocking_on_worker(const char* name,
+                                                                  bool has_result) {
+  const std::string n(name);
+  throw std::logic_error("tine::" + n +
+                         ": called on a worker thread (inside a task or an algorithm's body), "
+                         "where waiting would block the worker; inside a task use co_await "
+                         "tine::call(" +
+                         (has_result ? "&result, " : "") + "tine::async::" + n +
+                         ", args...) instead");
+}
+
 /// The blocking form of an algorithm: `sync_wait(sched, async form, args...)`. Call it from a
-/// thread that is not one of the scheduler's workers (inside a task, use the task form).
+/// thread that is not a worker of any scheduler (inside a task, or an algorithm's body, use the
+/// task form): there it throws std::logic_error naming the algorithm and its task form. `Impl`
+/// names the algorithm in `Impl::name` ("reduce").
 template <typename Impl>
 struct blocking_algorithm {
   template <scheduler Sch, typename... A>
@@ -237,6 +273,12 @@ struct blocking_algorithm {
     using async_type = async_algorithm<Impl, false>;
     constexpr async_type async{};
     using started = std::invoke_result_t<const async_type&, A...>;
+    if constexpr (task_type<started>) {
+      if (current_worker() != nullptr) {
+        refuse_blocking_on_worker(Impl::name,
+                                  !std::is_void_v<typename task_value<started>::type>);
+      }
+    }
     if constexpr (!task_type<started>) {
       return;  // the task form has refused the arguments with a static_assert: say nothing more
     } else if constexpr (is_boxed<typename task_value<started>::type>) {

@@ -6,9 +6,14 @@
 /// keep the right half, stop at pieces of at most `grain` indices. Two shapes:
 /// - `split_for` runs a body on each piece (for_each, map, the passes of the scans);
 /// - `split_fold` also combines the pieces' results, left before right (reduce, transform_reduce).
+///
+/// A piece's body, a leaf and the combining operation may each be a task (a coroutine that
+/// returns `tine::task`, for the algorithms whose user callables are tasks: detail/body.hpp):
+/// the split then runs it as a child with `call`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <concepts>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -16,12 +21,22 @@
 #include <optional>
 #include <utility>
 
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
 
 namespace tine::detail {
+
+/// A body of split_for that is a coroutine: `body(lo, hi)` returns a task.
+template <typename Body>
+concept task_piece = task_body<const Body&, std::size_t, std::size_t>;
+
+/// A leaf of split_fold that is a coroutine: `leaf(&out, lo, hi)` returns a task that constructs
+/// the piece's result in the empty optional `out`.
+template <typename Leaf, typename T>
+concept task_leaf = task_body<const Leaf&, std::optional<T>*, std::size_t, std::size_t>;
 
 /// Runs `(*body)(lo, hi)` on pieces of `[lo, hi)` of at most `grain` indices, in parallel.
 ///
@@ -40,7 +55,11 @@ task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size
       co_await fork(split_for<Body>, body, lo, mid, grain);
       lo = mid;
     }
-    (*body)(lo, hi);
+    if constexpr (task_piece<Body>) {
+      co_await call(*body, lo, hi);
+    } else {
+      (*body)(lo, hi);
+    }
   } catch (...) {
     error = std::current_exception();
   }
@@ -52,7 +71,8 @@ task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size
 
 /// Folds the non-empty range `[lo, hi)` into `*out`: `(*leaf)(lo, hi)` gives a piece's result,
 /// `(*op)(left, right)` combines two neighbours, always in that order, so `op` needs to be
-/// associative but not commutative.
+/// associative but not commutative. A leaf may be a coroutine (task_leaf), `op` a callable that
+/// returns a task of something `T` can be made from.
 ///
 /// The two halves' results live in a `stack_alloc` array on this task's stack (no heap); the
 /// slots are `std::optional` so that `T` need not be default-constructible, and so that a half
@@ -61,7 +81,11 @@ template <typename T, typename Leaf, typename Op>
 task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size_t lo,
                       std::size_t hi, std::size_t grain) {
   if (hi - lo <= grain) {
-    out->emplace((*leaf)(lo, hi));
+    if constexpr (task_leaf<Leaf, T>) {
+      co_await call(*leaf, out, lo, hi);
+    } else {
+      out->emplace((*leaf)(lo, hi));
+    }
     co_return;
   }
   const std::size_t mid = lo + (hi - lo) / 2;
@@ -69,7 +93,13 @@ task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size
   co_await fork(split_fold<T, Leaf, Op>, &halves[0], leaf, op, lo, mid, grain);
   co_await call(split_fold<T, Leaf, Op>, &halves[1], leaf, op, mid, hi, grain);
   co_await join();
-  out->emplace(std::invoke(*op, std::move(*halves[0]), std::move(*halves[1])));
+  if constexpr (task_body<Op&, T, T>) {
+    body_value_t<Op&, T, T> both{};
+    co_await call(&both, *op, std::move(*halves[0]), std::move(*halves[1]));
+    out->emplace(std::move(both));
+  } else {
+    out->emplace(std::invoke(*op, std::move(*halves[0]), std::move(*halves[1])));
+  }
 }
 
 /// `first + i` for an index `i` of the algorithms' size_t arithmetic.

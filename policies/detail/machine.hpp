@@ -32,9 +32,17 @@ struct machine {
   std::vector<unsigned> all_cpus;
 };
 
-/// Finds the machine; at least one core. Throws std::runtime_error, its message starting with
+/// Finds the machine; at least one core. Throws std::bad_alloc when memory is short, else
+/// std::system_error or std::runtime_error, its message starting with
 /// "tine::topology::discover: ", when it cannot.
 machine find_machine();
+
+/// The cpus this process may run on as Linux reports them: the union of its threads' affinities
+/// (so one pinned worker of another pool does not shrink what a new pool sees; the kernel keeps
+/// affinities within the cgroup's cpuset), sorted. Empty where there is no such call. Shared by
+/// both builds (topology_common.cpp); makes no call to hwloc. Throws std::bad_alloc or
+/// std::system_error.
+std::vector<unsigned> process_cpus();
 
 /// What topology::source() says for a discovered topology: "hwloc" or
 /// "flat: built without hwloc" (a string literal).

@@ -73,6 +73,33 @@ tine::task<int> frees_stack_arrays_out_of_order() {
   co_return static_cast<int>(b.size());
 }
 
+// Both workers of a pool return between a fork and its join at the same moment: each forked
+// child waits for the other at a barrier before it returns.
+tine::task<int> returns_after_meeting(std::atomic<int>* arrived) {
+  int r = 0;
+  co_await tine::fork(&r, value, 1);
+  arrived->fetch_add(1, std::memory_order_acq_rel);
+  tine::detail::spin_backoff backoff;
+  while (arrived->load(std::memory_order_acquire) < 2) {
+    backoff.idle();
+  }
+  co_return r;  // no join
+}
+
+tine::task<void> two_workers_forget_to_join(std::atomic<int>* arrived) {
+  co_await tine::fork(returns_after_meeting, arrived);  // the rest goes on on a thief
+  co_await tine::call(returns_after_meeting, arrived);
+  co_await tine::join();
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
 template <typename Fn>
 void expect_fatal(Fn fn, const std::string& message) {
   const auto r = tine_tests::run_in_child([fn] {
@@ -111,6 +138,19 @@ BOOST_AUTO_TEST_CASE(a_throw_while_children_run) {
   BOOST_TEST(r.stderr_text.find("a task threw between a fork and its join while its children "
                                 "were running") != std::string::npos,
              r.stderr_text);
+}
+
+BOOST_AUTO_TEST_CASE(a_mistake_made_by_two_workers_at_once_is_reported_once) {
+  for (int run = 0; run < 10; ++run) {
+    const auto r = tine_tests::run_in_child([] {
+      tine::busy_pool<> pool(2);
+      std::atomic<int> arrived{0};
+      tine::sync_wait(pool, two_workers_forget_to_join, &arrived);
+    });
+    BOOST_TEST(r.aborted);
+    BOOST_TEST(occurrences(r.stderr_text, "a task returned between a fork and its join") == 1U,
+               r.stderr_text);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(stack_frees_out_of_order) {

@@ -30,4 +30,10 @@ void uses(any_scheduler& sched, std::vector<long>& v, std::list<long>& l, std::s
   (void)tine::equal(sched, s, v.begin());
   (void)tine::mismatch(sched, v, v.begin(), [](long x, long y) { return x == y; });
   (void)tine::sync_wait(sched, in_task, &v);
+  // Bodies that are tasks are run as child tasks.
+  tine::for_each(sched, v, [](long& x) -> tine::task<void> {
+    ++x;
+    co_return;
+  });
+  (void)tine::count_if(sched, v, [](long x) -> tine::task<bool> { co_return x > 0; });
 }
