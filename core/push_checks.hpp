@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace tine::detail {
@@ -47,7 +48,10 @@ class push_hook_registry {
  public:
   static push_hook_registry& instance() noexcept {
     // Never destroyed: a worker of a static pool may unregister after static destruction began.
-    static push_hook_registry* r = new push_hook_registry;
+    // Made in static storage, not on the heap: the first call may come where an allocation
+    // failure could not be reported (this is noexcept).
+    alignas(push_hook_registry) static unsigned char storage[sizeof(push_hook_registry)];
+    static push_hook_registry* r = ::new (static_cast<void*>(storage)) push_hook_registry;
     return *r;
   }
 

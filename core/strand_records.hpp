@@ -49,8 +49,10 @@ inline void free_record(strand_views* s) noexcept {
 class shared_records {
  public:
   /// Never destroyed: workers of pools that outlive main's statics may still give records back.
-  static shared_records& instance() {
-    static shared_records* pool = new shared_records;  // NOLINT: deliberately never freed
+  /// Made in static storage, not on the heap: the first call may come from a noexcept path.
+  static shared_records& instance() noexcept {
+    alignas(shared_records) static unsigned char storage[sizeof(shared_records)];
+    static shared_records* pool = ::new (static_cast<void*>(storage)) shared_records;
     return *pool;
   }
 

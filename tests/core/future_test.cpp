@@ -304,3 +304,63 @@ BOOST_AUTO_TEST_CASE(resumes_on_the_completing_thread) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// tine::reducer's views follow a task that awaits a future: the strand's record waits with the
+// task and comes back with it, so the string is the serial one whatever ran meanwhile.
+struct concat {
+  using value_type = std::string;
+  static value_type identity() { return {}; }
+  static void reduce(value_type& left, value_type& right) { left += right; }
+};
+
+template <typename Other>
+tine::task<void> tagged_tree(int depth, int id, tine::reducer<concat>* out, Other* other) {
+  out->view() += "<" + std::to_string(id);
+  if (depth > 0) {
+    co_await tine::fork(tagged_tree<Other>, depth - 1, 2 * id, out, other);
+    co_await tine::fork(tagged_tree<Other>, depth - 1, 2 * id + 1, out, other);
+    co_await tine::join();
+  }
+  if (id % 3 == 0) {
+    const long f = co_await tine::spawn(*other, fib, 12);
+    out->view() += ":" + std::to_string(f);
+  }
+  out->view() += ">";
+}
+
+void serial_tagged_tree(int depth, int id, std::string& out) {
+  out += "<" + std::to_string(id);
+  if (depth > 0) {
+    serial_tagged_tree(depth - 1, 2 * id, out);
+    serial_tagged_tree(depth - 1, 2 * id + 1, out);
+  }
+  if (id % 3 == 0) {
+    out += ":" + std::to_string(serial_fib(12));
+  }
+  out += ">";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(future_and_reducers)
+
+BOOST_AUTO_TEST_CASE(reducer_views_wait_with_the_task) {
+  std::string expected;
+  serial_tagged_tree(7, 1, expected);
+  tine::busy_pool<> pool(2);
+  tine::lazy_pool<> other(1);
+  for (int round = 0; round < 20; ++round) {
+    tine::reducer<concat> same;
+    tine::sync_wait(pool, tagged_tree<tine::busy_pool<>>, 7, 1, &same, &pool);
+    BOOST_TEST(same.get() == expected);
+    tine::reducer<concat> elsewhere;
+    tine::future<void> f =
+        tine::spawn(pool, tagged_tree<tine::lazy_pool<>>, 7, 1, &elsewhere, &other);
+    f.get();
+    BOOST_TEST(elsewhere.get() == expected);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,7 +5,8 @@
 // forks them (its last child by fork or by call), may throw before forking (its children then
 // never run) and may catch what its children throw; it may also spin a little, so that idle
 // workers of a pool find its continuation. `visit_serially` walks a tree in the serial program's
-// order with the same exception rules as the task, for the reference results.
+// order with the same exception rules as the task, for the reference results; `visit_as_run`
+// walks the nodes a parallel run started, in that order.
 
 #include <cstddef>
 #include <cstdint>
@@ -64,18 +65,57 @@ inline void spin_for(int iterations) {
   }
 }
 
-// Calls before(id) and after(id) in the serial program's order; returns true when an exception
-// escapes node `id` (after() is then not called for it).
-template <typename Before, typename After>
-bool visit_serially(const tree& t, int id, Before& before, After& after) {
+// Calls before(id) and after(id) in the order of the serial program, as it ran: `ran(id)` says
+// whether node id started. A node's children before its first child whose exception escaped must
+// all have started (`ok` is cleared otherwise); the children after it start or not, depending on
+// whether the scope's later forks saw the stored exception (they start no child once they do:
+// with nothing stolen, never; with thieves about, a fork racing with the throw may). Returns true
+// when an exception escapes node `id` (after() is then not called for it).
+template <typename Before, typename After, typename Ran>
+bool visit_as_run(const tree& t, int id, Before& before, After& after, Ran& ran, bool& ok) {
   const tree::node& n = t.nodes[static_cast<std::size_t>(id)];
   before(id);
   if (n.throws) {
     return true;
   }
   bool child_threw = false;
-  for (int c : n.children) {
-    child_threw = visit_serially(t, c, before, after) || child_threw;  // every child runs
+  for (std::size_t k = 0; k < n.children.size(); ++k) {
+    const int c = n.children[k];
+    const bool by_call = k + 1 == n.children.size() && n.last_by_call;
+    if (!ran(c)) {
+      // Only a fork after the scope's exception may start nothing; a call always starts.
+      ok = ok && child_threw && !by_call;
+      continue;
+    }
+    child_threw = visit_as_run(t, c, before, after, ran, ok) || child_threw;
+  }
+  if (child_threw && !n.catches) {
+    return true;
+  }
+  after(id);
+  return false;
+}
+
+// The serial program (one worker, nothing stolen): every fork after a child's exception starts
+// nothing (a call starts its child all the same). Calls before(id) and after(id) in its order; returns true when an exception escapes
+// node `id`. `started`, when given, receives a 1 for every node that starts.
+template <typename Before, typename After>
+bool visit_serially(const tree& t, int id, Before& before, After& after,
+                    std::vector<char>* started = nullptr) {
+  const tree::node& n = t.nodes[static_cast<std::size_t>(id)];
+  before(id);
+  if (started != nullptr) {
+    (*started)[static_cast<std::size_t>(id)] = 1;
+  }
+  if (n.throws) {
+    return true;
+  }
+  bool child_threw = false;
+  for (std::size_t k = 0; k < n.children.size(); ++k) {
+    if (child_threw && !(k + 1 == n.children.size() && n.last_by_call)) {
+      continue;  // a fork after the exception was stored: skipped
+    }
+    child_threw = visit_serially(t, n.children[k], before, after, started) || child_threw;
   }
   if (child_threw && !n.catches) {
     return true;
