@@ -43,8 +43,13 @@ for c in "${configs[@]}"; do
   fi
   # TBB and the OpenMP runtimes are not built with TSan, which then reports races inside them:
   # the benchmarks' peer smoke tests carry the tag no-tsan.
+  # Tests tagged compiler-warnings are variants built at other optimisation levels for the
+  # optimiser's warnings: the sanitizer configs run only their base form.
   if [ "$c" = tsan ]; then
-    extra+=(--test_tag_filters=-no-tsan)
+    extra+=(--test_tag_filters=-no-tsan,-compiler-warnings)
+  fi
+  if [ "$c" = asan ]; then
+    extra+=(--test_tag_filters=-compiler-warnings)
   fi
   # Clang's OpenMP code needs LLVM's runtime, not GCC's libgomp: the libgomp peer smoke tests
   # carry the tag no-clang (bench/bench.bzl says why).
