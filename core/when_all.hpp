@@ -47,9 +47,10 @@ class when_all_state final : public future_state<Value> {
     when_all_state* owner = nullptr;
   };
 
-  explicit when_all_state(Inputs inputs, std::size_t count)
-      : future_state<Value>(&destroy, nullptr), m_inputs(std::move(inputs)), m_remaining(count),
-        m_waiters(count) {
+  /// Without its inputs: the caller hands them over (m_inputs) once nothing can fail, so that a
+  /// failed allocation here leaves the futures as they were.
+  explicit when_all_state(std::size_t count)
+      : future_state<Value>(&destroy, nullptr), m_remaining(count), m_waiters(count) {
     for (auto& w : m_waiters) {
       w.notify = &input_done;
       w.owner = this;
@@ -121,9 +122,8 @@ template <typename... T>
     throw std::logic_error("tine::when_all: a future holds no outcome (moved from, taken or "
                            "detached)");
   }
-  auto* state = new detail::when_all_state<Value, Inputs>(
-      Inputs(detail::future_access::release(futures)...),
-      sizeof...(T));
+  auto* state = new detail::when_all_state<Value, Inputs>(sizeof...(T));
+  state->m_inputs = Inputs(detail::future_access::release(futures)...);
   state->gather = [](detail::when_all_state<Value, Inputs>* s) {
     std::apply(
         [s](auto*... in) {
@@ -165,11 +165,12 @@ template <typename T>
                              "detached)");
     }
   }
+  const std::size_t n = futures.size();
+  auto* state = new detail::when_all_state<Value, Inputs>(n);
   for (auto& f : futures) {
-    inputs.push_back(detail::future_access::release(f));
+    inputs.push_back(detail::future_access::release(f));  // reserved: cannot fail
   }
-  const std::size_t n = inputs.size();
-  auto* state = new detail::when_all_state<Value, Inputs>(std::move(inputs), n);
+  state->m_inputs = std::move(inputs);
   state->gather = [](detail::when_all_state<Value, Inputs>* s) {
     for (auto* in : s->m_inputs) {
       if (in->exception) {

@@ -1,6 +1,7 @@
-// Allocation failure while a scheduler is built, runs its first root and is destroyed: an
-// injection harness makes one allocation fail, the first, then the second, ... until the
-// scheduler's whole life makes fewer allocations than the point chosen. Two sweeps per scheduler:
+// Allocation failure while a scheduler is built, runs its first root and is destroyed, and while
+// roots are spawned and their futures awaited and combined: an injection harness makes one
+// allocation fail, the first, then the second, ... until the scheduler's whole life makes fewer
+// allocations than the point chosen. Two sweeps per scheduler:
 // - operator new throws std::bad_alloc at its n-th call (the replaceable forms below, aligned
 //   and nothrow ones included: the nothrow ones return null);
 // - malloc (and calloc, realloc, aligned_alloc, posix_memalign, memalign) returns null at its
@@ -313,6 +314,45 @@ bool life_of(A... args) {
   return tine::sync_wait(sched, fib, 15) == 610;
 }
 
+// Spawned roots: a pool built, two roots spawned and their futures' values checked.
+template <typename Sched, typename... A>
+bool spawned_life(A... args) {
+  Sched sched(args...);
+  tine::future<long> a = tine::spawn(sched, fib, 15);
+  tine::future<long> b = tine::spawn(sched, fib, 12);
+  return a.get() == 610 && b.get() == 144;
+}
+
+// A task that spawns on another pool and awaits the future (its worker goes on meanwhile).
+tine::task<long> awaits_other(tine::lazy_pool<>* other) {
+  tine::future<long> g = tine::spawn(*other, fib, 12);
+  long a = 0;
+  co_await tine::call(&a, fib, 11);
+  co_return a + co_await std::move(g);
+}
+
+bool awaited_life() {
+  tine::lazy_pool<> other(1);
+  tine::busy_pool<> pool(1);
+  return tine::spawn(pool, awaits_other, &other).get() == 144 + 89;
+}
+
+// Futures combined (when_all, both forms) and a completion callback.
+bool combined_life() {
+  tine::busy_pool<> pool(2);
+  std::vector<tine::future<long>> some;
+  for (int i = 0; i < 4; ++i) {
+    some.push_back(tine::spawn(pool, fib, 10 + i));
+  }
+  tine::future<std::vector<long>> all = tine::when_all(std::move(some));
+  auto pair = tine::when_all(tine::spawn(pool, fib, 9), tine::spawn(pool, fib, 8));
+  std::atomic<bool> called{false};
+  pair.on_complete([&called] { called.store(true); });
+  const std::vector<long> values = all.get();
+  const auto [x, y] = pair.get();
+  return values == std::vector<long>{55, 89, 144, 233} && x == 34 && y == 21 && called.load();
+}
+
 std::vector<mode> sweep_modes() {
   std::vector<mode> modes = {mode::operator_new};
 #ifndef TINE_TEST_SANITIZED
@@ -398,6 +438,22 @@ BOOST_AUTO_TEST_CASE(inline_scheduler, *boost::unit_test::timeout(1200)) {
 BOOST_AUTO_TEST_CASE(user_written_pool, *boost::unit_test::timeout(1200)) {
   check_sweeps("simple_pool(2)",
                [] { return life_of<tine::testing::simple_pool>(std::size_t{2}); });
+}
+
+// Spawning and completing futures: a failed allocation reaches the caller (from spawn, from
+// when_all, or as the future's exception from get()), never a crash, a hang or a lost root.
+BOOST_AUTO_TEST_CASE(spawned_roots, *boost::unit_test::timeout(1200)) {
+  check_sweeps("spawn on busy_pool(2)",
+               [] { return spawned_life<tine::busy_pool<>>(std::size_t{2}); });
+  check_sweeps("spawn on inline_scheduler", [] { return spawned_life<tine::inline_scheduler>(); });
+}
+
+BOOST_AUTO_TEST_CASE(awaited_futures, *boost::unit_test::timeout(1200)) {
+  check_sweeps("a task awaiting a future of another pool", [] { return awaited_life(); });
+}
+
+BOOST_AUTO_TEST_CASE(combined_futures, *boost::unit_test::timeout(1200)) {
+  check_sweeps("when_all and on_complete", [] { return combined_life(); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
