@@ -44,12 +44,14 @@ for c in "${configs[@]}"; do
   # TBB and the OpenMP runtimes are not built with TSan, which then reports races inside them:
   # the benchmarks' peer smoke tests carry the tag no-tsan.
   # Tests tagged compiler-warnings are variants built at other optimisation levels for the
-  # optimiser's warnings: the sanitizer configs run only their base form.
+  # optimiser's warnings: the sanitizer configs run only their base form. Tests tagged
+  # sanitizer-independent run the system compiler or read the docs, the same in every sanitizer
+  # config: they run in default and clang only.
   if [ "$c" = tsan ]; then
-    extra+=(--test_tag_filters=-no-tsan,-compiler-warnings)
+    extra+=(--test_tag_filters=-no-tsan,-compiler-warnings,-sanitizer-independent)
   fi
   if [ "$c" = asan ]; then
-    extra+=(--test_tag_filters=-compiler-warnings)
+    extra+=(--test_tag_filters=-compiler-warnings,-sanitizer-independent)
   fi
   # Clang's OpenMP code needs LLVM's runtime, not GCC's libgomp: the libgomp peer smoke tests
   # carry the tag no-clang (bench/bench.bzl says why).
