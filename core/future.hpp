@@ -355,8 +355,9 @@ class [[nodiscard(
   }
 
   /// Calls `fn()` once when the outcome arrives, on the completing thread (at once, here, if it
-  /// is already there); the future stays valid. One continuation per future (on_complete,
-  /// co_await, when_all): a second throws std::logic_error. `fn` must not throw.
+  /// is already there); the future stays valid, and ready() turns true (and wait and get
+  /// return) only once `fn` has returned. One continuation per future (on_complete, co_await, when_all): a second
+  /// throws std::logic_error. `fn` must not throw.
   template <typename F>
   void on_complete(F fn) {
     if (m_state == nullptr) {

@@ -8,7 +8,8 @@
 /// references, the future's and the work's, the last of which frees it.
 ///
 /// Completing is wait-free for the completer unless a thread blocks in `wait`: one exchange hands
-/// over the outcome and takes the continuation, and one load tells whether anybody sleeps.
+/// over the outcome and takes the continuation, one store marks it ready once the continuation
+/// has run, and one load tells whether anybody sleeps.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -77,7 +78,8 @@ struct detached_handler {
 
 class future_state_base : public root_sink {
  public:
-  /// Whether the outcome is there.
+  /// Whether the outcome is there and its continuation (if one was registered) has run: so a
+  /// thread that waits on a future with an on_complete callback returns after the callback.
   bool ready() const noexcept {
     // acquire: the outcome written before complete() published it.
     return m_waiter.load(std::memory_order_acquire) == done_marker();
@@ -93,8 +95,8 @@ class future_state_base : public root_sink {
                                          std::memory_order_acquire)) {
       return true;
     }
-    if (expected == done_marker()) {
-      return false;
+    if (expected == done_marker() || expected == running_marker()) {
+      return false;  // the outcome is published: the caller goes on with it at once
     }
     throw std::logic_error(
         "tine::future: it is already awaited or has a continuation; a future's outcome goes to "
@@ -146,7 +148,7 @@ class future_state_base : public root_sink {
     // seq_cst, against on_complete's exchange and load: one of the two sees the other, and the
     // report is made once (report_detached).
     m_detached.store(true, std::memory_order_seq_cst);
-    if (done_seq_cst()) {
+    if (published_seq_cst()) {
       report_detached();
     }
     release();
@@ -174,19 +176,24 @@ class future_state_base : public root_sink {
   ~future_state_base() = default;
 
   /// Publishes the outcome (exception, or the value the derived class holds), runs the
-  /// continuation, wakes blocked threads, and drops the work's reference.
+  /// continuation, then marks the outcome ready and wakes blocked threads (so `get` returns after
+  /// an on_complete callback, whose captures may live in the getter's frame), and drops the
+  /// work's reference.
   static void on_complete(root_sink* sink) noexcept {
     auto* self = static_cast<future_state_base*>(sink);
     std::atomic<std::size_t>* pending = self->m_pending;
-    // seq_cst: publishes the outcome (release), takes the waiter (acquire), and orders the loads
-    // of m_detached and m_blocked after it (see detach() and wait()).
-    void* waiter = self->m_waiter.exchange(done_marker(), std::memory_order_seq_cst);
+    // seq_cst: publishes the outcome (release), takes the waiter (acquire), and orders the load
+    // of m_detached after it (see detach()). From here set_waiter hands the outcome over at once.
+    void* waiter = self->m_waiter.exchange(running_marker(), std::memory_order_seq_cst);
     if (self->m_detached.load(std::memory_order_seq_cst)) {
       self->report_detached();
     }
     if (waiter != nullptr) {
       static_cast<future_waiter*>(waiter)->notify(static_cast<future_waiter*>(waiter));
     }
+    // seq_cst: with wait()'s seq_cst store of m_blocked and load of m_waiter (Dekker's pattern),
+    // either this load sees the thread blocked or that thread sees the outcome ready.
+    self->m_waiter.store(done_marker(), std::memory_order_seq_cst);
     if (self->m_blocked.load(std::memory_order_seq_cst)) {
       { std::lock_guard lock(self->m_mutex); }  // the waiter is in wait(), or sees the outcome
       self->m_cv.notify_all();
@@ -204,8 +211,19 @@ class future_state_base : public root_sink {
     return &marker;
   }
 
+  /// Set while the continuation runs: the outcome is published but not yet ready().
+  static void* running_marker() noexcept {
+    static char marker;
+    return &marker;
+  }
+
   bool done_seq_cst() const noexcept {
     return m_waiter.load(std::memory_order_seq_cst) == done_marker();
+  }
+
+  bool published_seq_cst() const noexcept {
+    void* w = m_waiter.load(std::memory_order_seq_cst);
+    return w == done_marker() || w == running_marker();
   }
 
   /// A detached root's exception goes to the handler, once (detach and completion may both see
@@ -227,7 +245,7 @@ class future_state_base : public root_sink {
     detached_handler::report(exception);
   }
 
-  std::atomic<void*> m_waiter{nullptr};  ///< null, a future_waiter*, or done_marker()
+  std::atomic<void*> m_waiter{nullptr};  ///< null, a future_waiter*, running_ or done_marker()
   std::atomic<std::uint32_t> m_refs{2};  ///< the future's, the work's, and stop_handles
   std::atomic<bool> m_detached{false};
   std::atomic<bool> m_reported{false};

@@ -149,6 +149,31 @@ BOOST_AUTO_TEST_CASE(callbacks) {
   BOOST_TEST(called.load() == 3);
 }
 
+// ready() turns true, and get and wait return, only after the callback has returned: a callback
+// may capture the getter's locals. The callback sleeps, so a getter that did not wait for it
+// would see the flag unset nearly every time.
+BOOST_AUTO_TEST_CASE(get_and_wait_return_after_the_callback) {
+  tine::busy_pool<> pool(2);
+  for (int i = 0; i < 20; ++i) {
+    bool done = false;  // plain: get() must order the callback's write before it returns
+    tine::future<int> f = tine::spawn(pool, busy_for, 5);
+    f.on_complete([&done] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      done = true;
+    });
+    if (i % 2 == 0) {
+      while (!f.ready()) {  // polls, as an event loop would
+      }
+      BOOST_TEST(done);
+    } else {
+      f.wait();
+      BOOST_TEST(done);
+    }
+    BOOST_TEST(f.get() == 5);
+    BOOST_TEST(done);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(blocking_on_a_worker_is_refused) {
   tine::lazy_pool<> pool(2);
   const auto try_get = [&pool]() -> tine::task<std::string> {
