@@ -2,7 +2,8 @@
 #define TINE_DISTRIBUTED_PROGRESS_THREAD_HPP
 
 /// \file progress_thread.hpp
-/// Makes one-sided MPI operations aimed at this rank complete while its worker computes.
+/// Makes one-sided MPI operations aimed at this rank complete while its worker computes, and
+/// (optionally) receives the messages other ranks send it meanwhile.
 ///
 /// A thief steals from a busy victim with MPI_Get and atomics on the victim's windows, and the
 /// victim's worker, following the work-first principle, makes no MPI call on its fork/join fast
@@ -11,8 +12,10 @@
 /// so without help a steal would wait for the victim's next MPI call, which may be never. This
 /// thread enters MPI every `interval` and sleeps in between: a steal waits at most about one
 /// interval for each of its operations, and the thread costs a wake-up per interval instead of
-/// the spinning core of MPICH's own asynchronous progress thread (`MPICH_ASYNC_PROGRESS=1`,
-/// which makes this one unnecessary: it then does not start).
+/// the spinning core of MPICH's own asynchronous progress thread.
+///
+/// `tine::mpi_pool` runs one per rank with a message handler: the same entry into MPI that
+/// completes thieves' operations also receives the arrivals at the joins of frames that moved.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -21,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 namespace tine::mpi {
@@ -29,11 +33,19 @@ class progress_thread {
  public:
   static constexpr std::chrono::microseconds default_interval{20};
 
-  /// Starts polling MPI on a duplicate of `comm` (collective: MPI_Comm_dup), unless MPICH's own
-  /// asynchronous progress is on.
+  /// Called on the thread with a message found on the communicator; it must receive it.
+  using message_handler = std::function<void(const MPI_Status&)>;
+
+  /// Starts polling MPI on a duplicate of `comm` (collective: MPI_Comm_dup), on which nothing is
+  /// ever sent: the thread only drives MPI's progress engine. It does not start when MPICH's own
+  /// asynchronous progress is on (`MPICH_ASYNC_PROGRESS=1`), which makes it unnecessary.
   explicit progress_thread(MPI_Comm comm, std::chrono::microseconds interval = default_interval);
 
-  /// Stops and joins the thread. Collective (MPI_Comm_free).
+  /// Polls `comm` itself (not duplicated; not collective) every `interval`, and hands each
+  /// message found there to `on_message` at once, without sleeping in between. Always starts.
+  progress_thread(MPI_Comm comm, std::chrono::microseconds interval, message_handler on_message);
+
+  /// Stops and joins the thread (frees the duplicate, collectively, if the first form made one).
   ~progress_thread();
 
   progress_thread(const progress_thread&) = delete;
@@ -49,6 +61,8 @@ class progress_thread {
   void run(std::chrono::microseconds interval);
 
   MPI_Comm m_comm = MPI_COMM_NULL;
+  bool m_owns_comm = false;
+  message_handler m_on_message;
   // relaxed is enough for both: `stop` is only a request (join() synchronises the rest), and
   // `polls` is a statistic.
   std::atomic<bool> m_stop{false};

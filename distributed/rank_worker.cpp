@@ -1,7 +1,5 @@
 #include <tine/distributed/rank_worker.hpp>
 
-#include <sys/prctl.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -61,13 +59,12 @@ rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& d
   if (const char* us = std::getenv("TINE_MPI_PROGRESS_US"); us != nullptr && std::atoi(us) > 0) {
     m_interval = std::chrono::microseconds(std::atoi(us));
   }
-  m_server = std::thread([this] { serve(); });
+  m_progress.emplace(m_comm, m_interval, [this](const MPI_Status& status) { receive(status); });
 }
 
 rank_worker::~rank_worker() {
   MPI_Barrier(m_comm);  // no arrival or release is in flight
-  m_stop.store(true, std::memory_order_relaxed);
-  m_server.join();
+  m_progress.reset();
   m_exceptions.clear();
   MPI_Comm_free(&m_comm);
 }
@@ -232,21 +229,6 @@ void rank_worker::send_arrival(frame* f, std::uint32_t strands, const void* resu
   ++m_remote_joins;
 }
 
-void rank_worker::serve() {
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // 1 us: the sleeps below are short
-  while (!m_stop.load(std::memory_order_relaxed)) {
-    int flag = 0;
-    MPI_Status status;
-    // Entering MPI also completes one-sided operations other ranks aim at this rank.
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm, &flag, &status);
-    if (flag != 0) {
-      receive(status);
-      continue;
-    }
-    std::this_thread::sleep_for(m_interval);
-  }
-}
-
 void rank_worker::receive(const MPI_Status& status) {
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
@@ -359,7 +341,7 @@ void rank_worker::end_of_root() noexcept {
           "outstanding");
     }
   }
-  // Under the lock the receiving thread checks it with: every release of this root's is in the
+  // Under the lock the progress thread checks it with: every release of this root's is in the
   // store's list before the entries are freed, and none comes after.
   {
     std::lock_guard lock(m_mutex);

@@ -38,7 +38,6 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -48,6 +47,7 @@
 #include <tine/core/frame.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
+#include <tine/distributed/progress_thread.hpp>
 #include <tine/distributed/rma_deque.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
@@ -56,8 +56,8 @@ namespace tine::mpi::detail {
 class rank_worker final : public tine::continuation_queue {
  public:
   /// Collective over `comm` (it duplicates it). `region`, `deque` and `context` are this rank's
-  /// and outlive the rank_worker. Starts the thread that receives arrivals (and, by entering MPI,
-  /// makes one-sided operations aimed at this rank complete).
+  /// and outlive the rank_worker. Starts the rank's progress thread, which receives arrivals
+  /// (and, by entering MPI, makes one-sided operations aimed at this rank complete).
   rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& deque, worker_context& context);
 
   /// Collective. Stops the thread.
@@ -138,8 +138,7 @@ class rank_worker final : public tine::continuation_queue {
                     std::uint32_t result_bytes, const std::vector<range_piece>& pieces,
                     const std::exception_ptr& exception);
 
-  void serve();  // the receiving thread
-  void receive(const MPI_Status& status);
+  void receive(const MPI_Status& status);  // on the progress thread
 
   std::uintptr_t encode(std::exception_ptr e) noexcept;
   std::exception_ptr decode(std::uintptr_t token) noexcept;
@@ -168,18 +167,17 @@ class rank_worker final : public tine::continuation_queue {
   std::uint64_t m_bytes = 0;
   std::uint64_t m_remote_joins = 0;
   std::vector<std::uint32_t> m_latencies;
-  // relaxed: statistics; the receiving thread counts too.
+  // relaxed: statistics; the progress thread counts too.
   std::atomic<std::uint64_t> m_region_operations{0};
 
-  /// How long the receiving thread sleeps between two entries into MPI (`TINE_MPI_PROGRESS_US`
-  /// overrides it): shorter makes steals and remote joins faster, and preempts the rank's worker
-  /// more often where the rank has no core to spare (bench/README.md has the trade-off measured).
-  std::chrono::microseconds m_interval{200};
   /// Roots ended so far (written by the worker under m_mutex): a release message names the root
   /// its token was taken in.
   std::uint64_t m_generation = 0;
-  std::atomic<bool> m_stop{false};  // relaxed: a request; join() orders the rest
-  std::thread m_server;
+  /// How long the progress thread sleeps between two entries into MPI (`TINE_MPI_PROGRESS_US`
+  /// overrides it): shorter makes steals and remote joins faster, and preempts the rank's worker
+  /// more often where the rank has no core to spare (bench/README.md has the trade-off measured).
+  std::chrono::microseconds m_interval{200};
+  std::optional<progress_thread> m_progress;  // last: it calls receive() until it is gone
 };
 
 }  // namespace tine::mpi::detail
