@@ -13,13 +13,13 @@
 #include <optional>
 #include <stdexcept>
 
-#include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_backend.hpp>
 #include <tine/core/worker_runtime.hpp>
 
 namespace tine {
@@ -74,9 +74,13 @@ class worker_context {
     }
   }
 
+  /// Undoes bind() (and set_backend()) on the bound thread.
   void unbind() noexcept {
     if (detail::tls_runtime != &m_runtime) {
       detail::fatal("worker_context::unbind: this context is not bound to the calling thread");
+    }
+    if (m_runtime.backend() != nullptr) {
+      uninstall_backend();
     }
     detail::tls_runtime = nullptr;
     if (m_runtime.hooks() != nullptr) {
@@ -110,35 +114,54 @@ class worker_context {
   /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
   void observe(const hook_binding* binding) noexcept { m_runtime.set_hooks(binding); }
 
-  /// This worker's forks offer their continuations on `queue` instead of the context's deque,
-  /// and its returning children take them back from there (null: the deque again); thieves
-  /// then take them from `queue` by its own means and run them with resume_stolen(). For
-  /// schedulers whose thieves cannot reach this context, such as a distributed pool's. Owner,
-  /// between two pieces of work, with the deque empty (else a documented abort); `queue` must
-  /// outlive its installation.
-  void set_continuation_queue(continuation_queue* queue) noexcept {
+  /// Installs `backend` on this worker (null: uninstalls it; see worker_backend.hpp): its forks
+  /// offer their continuations to the backend instead of the context's deque and its returning
+  /// children take them back from there; arrivals at the joins of frames whose continuations the
+  /// backend gave away are counted by it; the worker's stacklets come from its source (the
+  /// worker's idle stacks are made anew from it if they came from elsewhere) and exceptions
+  /// stored in its frames are encoded by its codec. Thieves take the continuations by the
+  /// backend's own means and run them with resume_stolen(). Owner, bound, between two pieces of
+  /// work, with the deque empty (else a documented abort); `unbind()` uninstalls it. `backend`
+  /// must outlive its installation (and its stacklet source, the context). Throws
+  /// std::bad_alloc, installing nothing, when the new stacks cannot be made.
+  void set_backend(worker_backend* backend) {
     if (detail::tls_runtime != &m_runtime) {
       detail::fatal(
-          "worker_context::set_continuation_queue: called on a thread this context is not bound "
-          "to");
+          "worker_context::set_backend: called on a thread this context is not bound to");
     }
     if (!detail::stack_is_empty(m_runtime.top()) || m_runtime.continuations().size() != 0) {
       detail::fatal(
-          "worker_context::set_continuation_queue: called from inside a task (the worker's "
-          "stack or deque is not empty)");
+          "worker_context::set_backend: called from inside a task (the worker's stack or deque "
+          "is not empty)");
     }
-    m_runtime.set_queue(queue);
+    if (m_runtime.backend() != nullptr) {
+      uninstall_backend();
+    }
+    if (backend == nullptr) {
+      return;
+    }
+    m_saved_source = detail::read_tls_stacklet_source();
+    m_saved_codec = detail::read_tls_exception_codec();
+    detail::set_stacklet_source(backend->stacklets());
+    try {
+      m_runtime.stacks().renew_from_current_source();
+    } catch (...) {
+      detail::set_stacklet_source(m_saved_source);
+      throw;
+    }
+    detail::set_exception_codec(backend->exceptions());
+    m_runtime.set_backend(backend);
   }
 
-  /// The installed continuation queue, or null.
-  continuation_queue* installed_continuation_queue() const noexcept { return m_runtime.queue(); }
+  /// The installed worker backend, or null.
+  worker_backend* backend() const noexcept { return m_runtime.backend(); }
 
-  /// Owner: runs a continuation that this worker took from a continuation_queue (its own or
+  /// Owner: runs a continuation that this worker took from a worker backend (its own or
   /// another worker's) as a thief, and returns when the work it led to is done. Counts the
   /// steal in the frame, as steal_from() does, for the join; the queue's steal must order the
   /// pusher's writes to the frame before this call (a release push and an acquire steal).
-  /// Continuations resumed this way are not reached by stop requests (the queue's thieves may be
-  /// other processes, where the root's context is not). Throws std::bad_alloc, without running
+  /// Continuations resumed this way are not reached by stop requests (the backend's thieves may
+  /// be other processes, where the root's context is not). Throws std::bad_alloc, without running
   /// it, when memory is too short: keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
@@ -151,8 +174,8 @@ class worker_context {
     m_runtime.resume(detail::handle_of(continuation));
   }
 
-  /// Owner: continues `f` after the last strand arrived at its join elsewhere: a continuation
-  /// queue whose `arrive` returned false everywhere (the arrivals counted in another process)
+  /// Owner: continues `f` after the last strand arrived at its join elsewhere: a worker
+  /// backend whose `arrive` returned false everywhere (the arrivals counted in another process)
   /// calls this on the worker that owns `f`'s stack, between two pieces of work, once `f` may
   /// run. The worker adopts `f`'s stack and resumes `f` (or, when `f` had reached its end, ends
   /// it), and returns when the work that leads to is done.
@@ -162,7 +185,7 @@ class worker_context {
       throw std::bad_alloc();
     }
     m_runtime.stacks().adopt(f->stack);
-    // The queue counted the arrivals: every strand of f's scope has left its views with f.
+    // The backend counted the arrivals: every strand of f's scope has left its views with f.
     m_runtime.views().merge(f);
     m_runtime.note_join_resumed();
     if (!f->at_final) {
@@ -284,7 +307,19 @@ class worker_context {
     }
   }
 
+  /// The thread's stacklet source and exception codec as they were before set_backend, restored
+  /// when the backend goes (its stacklets go back to its source when they are freed).
+  void uninstall_backend() noexcept {
+    m_runtime.set_backend(nullptr);
+    detail::set_exception_codec(m_saved_codec);
+    detail::set_stacklet_source(m_saved_source);
+    m_saved_codec = nullptr;
+    m_saved_source = nullptr;
+  }
+
   detail::worker_runtime m_runtime;
+  const detail::stacklet_source* m_saved_source = nullptr;
+  const detail::exception_codec* m_saved_codec = nullptr;
   intrusive_mpsc<submit_node> m_submitted;
   std::size_t m_worker_count = 0;
   std::optional<scheduler_ref> m_scheduler;

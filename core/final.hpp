@@ -17,6 +17,7 @@
 #include <optional>
 
 #include <tine/core/frame.hpp>
+#include <tine/core/join_counter.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/worker_runtime.hpp>
 
@@ -26,8 +27,8 @@ namespace tine::detail {
 /// child whose parent was stolen counts 1, with its result and exception; the task itself, at its
 /// join, counts I_max - steals). Returns true if it arrived last: it then owns `f`, runs on `f`'s
 /// stack and holds the merged views of f's scope. Otherwise whoever arrives last resumes `f`, and
-/// if this strand ran on `f`'s stack it leaves it parked with `f`. The count is the core's counter in the frame, or the installed
-/// continuation queue's (worker_runtime::count_arrival).
+/// if this strand ran on `f`'s stack it leaves it parked with `f`. The count is the core's
+/// counter in the frame (join_counter.hpp), or the installed worker backend's.
 inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexcept {
   // Read before the decrement: once it is done `f` may run again elsewhere and record a new stack.
   stacklet* stack = f->stack;
@@ -45,14 +46,6 @@ inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexce
     rt.stacks().park();
   }
   return false;
-}
-
-/// The task's own arrival at its join: I_max less the steals of its continuation.
-inline join_arrival own_arrival(const frame* f) noexcept {
-  join_arrival a;
-  a.strands = frame::max_joins - f->steals;
-  a.frame_itself = true;
-  return a;
 }
 
 /// Every strand of `f`'s scope has joined and this worker runs on `f`'s stack: free the

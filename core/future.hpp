@@ -106,9 +106,9 @@ struct future_awaitable : future_waiter, submit_node {
           "tine::join() first");
     }
     worker_runtime& rt = runtime();
-    if (rt.queue() != nullptr) {
+    if (rt.backend() != nullptr) {
       throw std::logic_error(
-          "tine::future: a task on a worker with a continuation queue (tine::mpi_pool) cannot "
+          "tine::future: a task on a worker with a worker backend (tine::mpi_pool) cannot "
           "await a future");
     }
     if (home_scheduler(rt) == nullptr) {

@@ -16,6 +16,7 @@
 
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/join_counter.hpp>
 #include <tine/core/request.hpp>
 #include <tine/core/worker_runtime.hpp>
 
@@ -29,8 +30,7 @@ struct join_awaitable {
     if (TINE_LIKELY(self->steals == 0)) {
       return true;  // nothing stolen: every child already ran to completion on this worker
     }
-    // acquire: if every stolen strand has already joined, their writes become visible here.
-    if (self->joins.load(std::memory_order_acquire) == frame::max_joins - self->steals) {
+    if (all_strands_arrived(self)) {
       worker_runtime& rt = runtime();
       rt.stacks().adopt(self->stack);
       rt.views().merge(self);  // the views every strand of the scope left, in serial order
@@ -56,9 +56,7 @@ struct join_awaitable {
     self->in_scope = false;
     if (self->steals != 0) {
       self->steals = 0;
-      // relaxed: no other strand touches the counter until the next fork publishes this frame
-      // again through the deque (release/acquire).
-      self->joins.store(frame::max_joins, std::memory_order_relaxed);
+      reset_join_counter(self);
       release_deferred(runtime(), self);
     }
     if (TINE_UNLIKELY(self->has_exception.load(std::memory_order_relaxed))) {

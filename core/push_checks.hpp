@@ -8,7 +8,7 @@
 /// stop, or a sibling already threw (the exception waits for the join; the children forked after
 /// it would only be wasted work). Testing for either on every fork would cost each task a few
 /// instructions. Instead, every fork already tests one per-worker pointer (whether pushes go to a
-/// continuation queue instead of the deque); whoever requests a stop, or stores an exception in a
+/// worker backend instead of the deque); whoever requests a stop, or stores an exception in a
 /// task that may be running on another worker, sets that pointer to a *check marker* on the
 /// workers concerned. A worker that finds the marker on its next fork clears it and then looks:
 /// if the fork's parent was stopped or holds an exception, the child is not started. So a fork
@@ -32,12 +32,12 @@ inline void* check_marker() noexcept {
   return &marker;
 }
 
-/// Sets the check marker on `hook` unless it holds a continuation queue (the workers of a
+/// Sets the check marker on `hook` unless it holds a worker backend (the workers of a
 /// distributed pool, whose tasks are not stopped this way).
 inline void request_check(std::atomic<void*>& hook) noexcept {
   void* expected = nullptr;
   // release: the stop flag or the exception the check is for is visible to the worker that
-  // sees the marker (it loads the hook with acquire). A failed exchange means a queue or a
+  // sees the marker (it loads the hook with acquire). A failed exchange means a backend or a
   // marker is already there: nothing to do.
   hook.compare_exchange_strong(expected, check_marker(), std::memory_order_release,
                                std::memory_order_relaxed);

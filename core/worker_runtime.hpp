@@ -14,12 +14,13 @@
 #include <optional>
 
 #include <tine/core/cancelled.hpp>
-#include <tine/core/continuation_queue.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/join_counter.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/push_checks.hpp>
 #include <tine/core/strand_views.hpp>
+#include <tine/core/worker_backend.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
 
@@ -118,9 +119,9 @@ class worker_runtime {
   }
 
   /// Owner: offers the continuation of `parent` to thieves (`child`: the child just forked, or
-  /// null; see continuation_queue::push) and returns true; or returns false, offering nothing,
+  /// null; see worker_backend::push) and returns true; or returns false, offering nothing,
   /// when the child must not start (push_checks.hpp). Throws std::bad_alloc if the deque cannot
-  /// grow (or what an installed continuation_queue throws).
+  /// grow (or what an installed worker_backend throws).
   TINE_ALWAYS_INLINE bool push(frame* parent, void* child) {
     // acquire: with the check marker comes what it was set for (push_checks.hpp); a plain load
     // on x86-64, like the relaxed one it replaced.
@@ -143,29 +144,29 @@ class worker_runtime {
     }
   }
 
-  /// A strand arrives at the join of `f`, which a thief took: the installed queue counts it, or
-  /// the core's counter in the frame. True if it arrived last.
+  /// A strand arrives at the join of `f`, which a thief took: the installed backend counts it,
+  /// or the core's counter in the frame (join_counter.hpp). True if it arrived last.
   bool count_arrival(frame* f, join_arrival& a) noexcept {
-    if (TINE_UNLIKELY(m_queue != nullptr)) {
-      return m_queue->arrive(f, a);
+    if (TINE_UNLIKELY(m_backend != nullptr)) {
+      return m_backend->arrive(f, a);
     }
     return detail::count_arrival(f, a);
   }
 
-  /// Owner: takes back the most recent continuation of the deque (or of the installed queue);
+  /// Owner: takes back the most recent continuation of the deque (or of the installed backend);
   /// null when thieves took it. (A pointer, not an optional: GCC 12 at -O1 and under TSan warns
   /// that a copied empty optional's value may be uninitialised.)
   TINE_ALWAYS_INLINE frame* pop() noexcept {
-    // A worker with a queue never shares its deque, which stays empty: only the unshared side's
+    // A worker with a backend never shares its deque, which stays empty: only the unshared side's
     // empty case looks for one, so a pop that finds its parent pays nothing for it.
     if (m_pop_unshared) {
       if (std::optional<frame*> mine = m_deque.pop_unshared()) {
         return *mine;
       }
-      if (TINE_LIKELY(m_queue == nullptr)) {
+      if (TINE_LIKELY(m_backend == nullptr)) {
         return nullptr;
       }
-      return pop_from_queue();
+      return pop_from_backend();
     }
     if (std::optional<frame*> shared = m_deque.pop()) {
       return *shared;
@@ -180,16 +181,17 @@ class worker_runtime {
     return f ? *f : nullptr;
   }
 
-  /// Where pushes and pops go instead of the deque (null: the deque). Owner, between two pieces
-  /// of work, with the deque empty (worker_context::set_continuation_queue checks).
-  void set_queue(continuation_queue* q) noexcept {
-    m_queue = q;
+  /// Where pushes and pops go instead of the deque, and arrivals are counted (null: the core's
+  /// own). Owner, between two pieces of work, with the deque empty (worker_context::set_backend
+  /// checks).
+  void set_backend(worker_backend* b) noexcept {
+    m_backend = b;
     // relaxed: the owner's own pushes read it; a concurrent check request that loses the race
-    // concerns no task of this worker's (a worker with a queue is not stopped this way).
-    m_push_hook.store(q, std::memory_order_relaxed);
-    m_pop_unshared = m_unshared || q != nullptr;
+    // concerns no task of this worker's (a worker with a backend is not stopped this way).
+    m_push_hook.store(b, std::memory_order_relaxed);
+    m_pop_unshared = m_unshared || b != nullptr;
   }
-  continuation_queue* queue() const noexcept { return m_queue; }
+  worker_backend* backend() const noexcept { return m_backend; }
 
   deque<frame*>& continuations() noexcept { return m_deque; }
   const deque<frame*>& continuations() const noexcept { return m_deque; }
@@ -219,9 +221,9 @@ class worker_runtime {
   }
 
  private:
-  /// A fork whose worker has a continuation queue, or was asked to look first.
+  /// A fork whose worker has a backend, or was asked to look first.
   TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
-    if (m_queue == nullptr) {
+    if (m_backend == nullptr) {
       // The check marker. Cleared before looking (acq_rel): a request made after this sets it
       // again, and one made before is seen below with what it was for.
       m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
@@ -232,11 +234,11 @@ class worker_runtime {
       m_deque.push(parent);
       return true;
     }
-    m_queue->push(parent, child);
+    m_backend->push(parent, child);
     return true;
   }
-  TINE_NOINLINE [[gnu::cold]] frame* pop_from_queue() noexcept {
-    return m_queue->pop().value_or(nullptr);
+  TINE_NOINLINE [[gnu::cold]] frame* pop_from_backend() noexcept {
+    return m_backend->pop().value_or(nullptr);
   }
 
   deque<frame*> m_deque;
@@ -246,8 +248,8 @@ class worker_runtime {
   std::uintptr_t m_transfer_floor = 0;
   std::coroutine_handle<> m_next;
   const hook_binding* m_hooks = nullptr;
-  continuation_queue* m_queue = nullptr;
-  /// What every fork tests: null, the continuation queue, or the check marker (push_checks.hpp).
+  worker_backend* m_backend = nullptr;
+  /// What every fork tests: null, the backend, or the check marker (push_checks.hpp).
   /// Written by other threads only to set the marker.
   std::atomic<void*> m_push_hook{nullptr};
   bool m_unshared;

@@ -19,6 +19,7 @@
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <cstddef>
+#include <new>
 
 #include <tine/core/stacklet.hpp>
 
@@ -74,6 +75,36 @@ class worker_stacks {
   void park() noexcept {
     TINE_ASSERT(m_spares != 0, "a worker parks a stack only with a spare in reserve");
     m_top = m_spare[--m_spares];
+  }
+
+  /// The worker is idle, its stack empty: if its stacks did not come from the calling thread's
+  /// stacklet source, makes its stack and its spare anew from it and frees the old ones (each to
+  /// where it came from), so that every stacklet the worker runs on comes from there. Throws
+  /// std::bad_alloc, leaving the stacks as they were.
+  void renew_from_current_source() {
+    const stacklet_source* source = read_tls_stacklet_source();
+    if (m_top->source == source && m_top->next == nullptr && m_top->prev == nullptr) {
+      bool same = true;
+      for (std::size_t i = 0; i < m_spares; ++i) {
+        same = same && m_spare[i]->source == source;
+      }
+      if (same) {
+        return;
+      }
+    }
+    stacklet* top = make_stacklet(initial_stacklet_bytes, nullptr);
+    stacklet* spare = try_make_stacklet(initial_stacklet_bytes, nullptr);
+    if (spare == nullptr) {
+      free_stack(top);
+      throw std::bad_alloc();
+    }
+    free_stack(m_top);
+    for (std::size_t i = 0; i < m_spares; ++i) {
+      free_stack(m_spare[i]);
+    }
+    m_top = top;
+    m_spare[0] = spare;
+    m_spares = 1;
   }
 
   /// Takes ownership of the stack whose top is `stack`; the current stack must be empty.

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <tine/core/stacklet.hpp>
 #include <tine/distributed/collective_call.hpp>
 #include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/rank_topology.hpp>
@@ -30,34 +29,26 @@ bool completed(MPI_Request& request) {
 
 }  // namespace
 
-/// Binds the worker to the calling thread for one sync_wait, with its stacklets from this rank's
-/// slice and, when other ranks could steal them, its continuations in this rank's rma_deque and
-/// its frames' exceptions kept as tokens; undoes all of it on every exit.
+/// Binds the worker to the calling thread for one sync_wait with, when other ranks could steal
+/// from it, the rank's backend installed (its continuations in this rank's rma_deque, its
+/// stacklets from this rank's slice, its frames' exceptions kept as tokens); undone on every exit.
 class mpi_pool::worker_session {
  public:
-  explicit worker_session(mpi_pool& pool)
-      : m_pool(pool), m_previous_source(detail::read_tls_stacklet_source()) {
-    detail::set_stacklet_source(pool.m_region->stacklet_source());
-    pool.m_context->bind();
-    if (pool.m_worker) {
-      pool.m_context->set_continuation_queue(pool.m_worker.get());
-      detail::set_exception_codec(pool.m_worker->codec());
+  explicit worker_session(mpi_pool& pool) : m_context(*pool.m_context) {
+    m_context.bind();
+    try {
+      m_context.set_backend(pool.m_worker.get());
+    } catch (...) {
+      m_context.unbind();
+      throw;
     }
   }
-  ~worker_session() {
-    if (m_pool.m_worker) {
-      detail::set_exception_codec(nullptr);
-      m_pool.m_context->set_continuation_queue(nullptr);
-    }
-    m_pool.m_context->unbind();
-    detail::set_stacklet_source(m_previous_source);
-  }
+  ~worker_session() { m_context.unbind(); }  // uninstalls the backend too
   worker_session(const worker_session&) = delete;
   worker_session& operator=(const worker_session&) = delete;
 
  private:
-  mpi_pool& m_pool;
-  const detail::stacklet_source* m_previous_source;
+  worker_context& m_context;
 };
 
 mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity,
@@ -78,20 +69,11 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   m_next_victim = make_chooser(*m_ranks);
   m_region = std::make_unique<mpi::uni_address_region>(m_comm, slice_bytes);
   m_deque = std::make_unique<mpi::rma_deque>(m_comm, deque_capacity);
-  // The context's stacks are made now: from the slice, like every stacklet the worker makes later.
-  const detail::stacklet_source* previous = detail::read_tls_stacklet_source();
-  // Stacklets from the slice, each at least min_stacklet_bytes.
+  // Stacklets from the slice (the backend's), each at least min_stacklet_bytes.
   m_region->set_min_stacklet_bytes(min_stacklet_bytes);
-  detail::set_stacklet_source(m_region->stacklet_source());
-  try {
-    // Alone in the pool, the worker has no thief: its continuations stay in the core's deque,
-    // taken back without a fence, and a one-rank pool runs as fast as a one-worker busy_pool.
-    m_context = std::make_unique<worker_context>(std::size_t{1024}, m_size == 1);
-  } catch (...) {
-    detail::set_stacklet_source(previous);
-    throw;
-  }
-  detail::set_stacklet_source(previous);
+  // Alone in the pool, the worker has no thief and no backend: its continuations stay in the
+  // core's deque, taken back without a fence, and a one-rank pool runs as a one-worker busy_pool.
+  m_context = std::make_unique<worker_context>(std::size_t{1024}, m_size == 1);
   // The parallel algorithms size their grain by the workers of the whole pool.
   m_context->set_worker_count(static_cast<std::size_t>(m_size));
   if (m_size > 1) {

@@ -12,9 +12,9 @@
 /// long r = tine::sync_wait(pool, fib, 30);  // collective: the root starts on rank 0
 /// ```
 ///
-/// **What runs where.** The root task starts on rank 0's worker. Every worker allocates its frames
-/// and stack allocations in its rank's slice of the uni-address region and offers its
-/// continuations in its rank's `rma_deque`; idle ranks steal them with one-sided operations,
+/// **What runs where.** The root task starts on rank 0's worker. With more than one rank, every
+/// worker allocates its frames and stack allocations in its rank's slice of the uni-address
+/// region and offers its continuations in its rank's `rma_deque`; idle ranks steal them with one-sided operations,
 /// copying the continuation's frame to the same address, and a stolen frame's join completes on
 /// the rank that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers
@@ -144,7 +144,8 @@ class mpi_pool {
   /// continuation's bytes had arrived; the first 65,536), in the order they happened.
   std::vector<std::uint32_t> steal_latencies_ns() const;
 
-  /// The uni-address region where this rank's worker allocates its frames and stack allocations.
+  /// The uni-address region where this rank's worker allocates its frames and stack allocations
+  /// when the pool has more than one rank.
   const mpi::uni_address_region& region() const noexcept { return *m_region; }
 
   /// Satisfies `tine::scheduler`, but work reaches an mpi_pool only through the collective

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include <tine/core/context.hpp>
-#include <tine/core/continuation_queue.hpp>
+#include <tine/core/worker_backend.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
@@ -53,7 +53,7 @@
 
 namespace tine::mpi::detail {
 
-class rank_worker final : public tine::continuation_queue {
+class rank_worker final : public tine::worker_backend {
  public:
   /// Collective over `comm` (it duplicates it). `region`, `deque` and `context` are this rank's
   /// and outlive the rank_worker. Starts the rank's progress thread, which receives arrivals
@@ -66,19 +66,23 @@ class rank_worker final : public tine::continuation_queue {
   rank_worker(const rank_worker&) = delete;
   rank_worker& operator=(const rank_worker&) = delete;
 
-  // tine::continuation_queue, called by the core on this rank's worker.
+  // tine::worker_backend, called by the core on this rank's worker.
   void push(tine::detail::frame* parent, void* child) override;
   std::optional<tine::detail::frame*> pop() noexcept override;
   bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override;
+  /// The rank's slice of the region: frames and stack allocations at the same address on every
+  /// rank.
+  const tine::detail::stacklet_source* stacklets() const noexcept override {
+    return m_region.stacklet_source();
+  }
+  /// Exceptions kept as tokens any rank can read (exception_store.hpp).
+  const tine::detail::exception_codec* exceptions() const noexcept override { return &m_codec; }
 
   /// Worker, idle: continues one frame whose join completed by a message. False if none.
   bool run_ready();
 
   /// Worker, idle: one attempt to steal from `victim`; runs what it took. False if it took none.
   bool try_steal(int victim);
-
-  /// The codec to install on the worker's thread (tine::detail::set_exception_codec).
-  const tine::detail::exception_codec* codec() const noexcept { return &m_codec; }
 
   /// Every rank, after a root task's outcome is known: no frame is stolen or waiting any more.
   /// Frees what is left of the exceptions kept for frames; stops the program if a frame was left

@@ -86,9 +86,9 @@ class uni_address_region {
   /// The size of the block allocate(bytes) hands out: the next power of two from 8 KiB.
   static std::size_t block_bytes(std::size_t bytes) noexcept;
 
-  /// This rank's slice as a source of stacklets: install it on the worker thread
-  /// (`tine::detail::set_stacklet_source`) before the worker's context is created, and every task
-  /// frame and stack allocation of that worker lives in the slice. Each stacklet takes a whole
+  /// This rank's slice as a source of stacklets: a worker backend that returns it from
+  /// `stacklets()` (or `tine::detail::set_stacklet_source` on the worker thread) makes every task
+  /// frame and stack allocation of that worker live in the slice. Each stacklet takes a whole
   /// block. Owner thread only, like allocate().
   const tine::detail::stacklet_source* stacklet_source() const noexcept { return &m_stacklets; }
 

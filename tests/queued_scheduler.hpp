@@ -1,8 +1,8 @@
 #ifndef TINE_TESTS_QUEUED_SCHEDULER_HPP
 #define TINE_TESTS_QUEUED_SCHEDULER_HPP
 
-// A scheduler for tests of continuation queues: one worker whose context has a
-// tine::continuation_queue installed, so its forks' continuations go there, and optionally a
+// A scheduler for tests of worker backends: one worker whose context has a
+// tine::worker_backend installed, so its forks' continuations go there, and optionally a
 // thief thread that takes continuations by the queue's own means (`steal`: a callable returning
 // a frame, or null when it found none) and runs them with resume_stolen. It also records the
 // largest size its worker's own deque showed, which must stay 0.
@@ -15,7 +15,7 @@
 
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
-#include <tine/core/continuation_queue.hpp>
+#include <tine/core/worker_backend.hpp>
 #include <tine/core/submit_node.hpp>
 
 namespace tine_test {
@@ -25,7 +25,7 @@ class queued_scheduler {
   using steal_function = std::function<tine::detail::frame*()>;
 
   // Without `steal`, no thief thread.
-  explicit queued_scheduler(tine::continuation_queue& queue, steal_function steal = {})
+  explicit queued_scheduler(tine::worker_backend& queue, steal_function steal = {})
       : m_queue(queue), m_steal(std::move(steal)) {
     m_worker = std::thread([this] { work(); });
     if (m_steal) {
@@ -62,8 +62,8 @@ class queued_scheduler {
   void work() {
     tine::worker_context context(1024, tine::owner_fence::full);
     context.bind();
-    context.set_continuation_queue(&m_queue);
-    m_installed.store(context.installed_continuation_queue() == &m_queue);
+    context.set_backend(&m_queue);
+    m_installed.store(context.backend() == &m_queue);
     m_context.store(&context, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
       if (!context.run_one_submission()) {
@@ -73,7 +73,7 @@ class queued_scheduler {
         m_largest_own.store(context.deque_size());
       }
     }
-    context.set_continuation_queue(nullptr);
+    context.set_backend(nullptr);
     context.unbind();
   }
 
@@ -89,7 +89,7 @@ class queued_scheduler {
     context.unbind();
   }
 
-  tine::continuation_queue& m_queue;
+  tine::worker_backend& m_queue;
   steal_function m_steal;
   std::atomic<tine::worker_context*> m_context{nullptr};
   std::atomic<bool> m_stop{false};

@@ -2,7 +2,7 @@
 #define TINE_TESTS_RANDOM_STEAL_SCHEDULER_HPP
 
 // A scheduler whose steals are decided by coin flips instead of timing: each worker has a
-// tine::continuation_queue installed, and every continuation a fork offers is, with the given
+// tine::worker_backend installed, and every continuation a fork offers is, with the given
 // probability, handed at once to a shared pool from which any idle worker takes it and runs it
 // with resume_stolen; the others stay with their worker, which takes them back as usual, or,
 // when it is idle (their child ended on another worker), steals them from itself, newest first
@@ -24,7 +24,7 @@
 
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
-#include <tine/core/continuation_queue.hpp>
+#include <tine/core/worker_backend.hpp>
 #include <tine/core/submit_node.hpp>
 
 namespace tine_test {
@@ -69,7 +69,7 @@ class random_steal_scheduler {
   struct worker;
 
   // The owner's side: a stack of the continuations it offered, each marked if handed over.
-  class coin_queue final : public tine::continuation_queue {
+  class coin_queue final : public tine::worker_backend {
    public:
     coin_queue(random_steal_scheduler* owner, std::uint64_t seed) : m_owner(owner), m_rng(seed) {}
 
@@ -145,7 +145,7 @@ class random_steal_scheduler {
   void run(worker& w) {
     w.context.set_worker_count(m_workers.size());
     w.context.bind();
-    w.context.set_continuation_queue(&w.queue);
+    w.context.set_backend(&w.queue);
     w.started.store(true, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
       if (tine::detail::frame* f = w.queue.take_newest()) {
@@ -163,7 +163,7 @@ class random_steal_scheduler {
       }
       std::this_thread::yield();
     }
-    w.context.set_continuation_queue(nullptr);
+    w.context.set_backend(nullptr);
     w.context.unbind();
   }
 

@@ -1,18 +1,24 @@
 // Stacklet sources: a thread that installs one gets every stacklet from it (the worker's first
 // stacks and spares, and the stacklets a deep recursion grows), each goes back to it when freed,
 // a source may hand out more than asked and the stacklet then uses it all, and a thread without
-// one still uses the heap.
+// one still uses the heap. A worker backend that names a source gives the worker its stacks from
+// there (made anew at installation) and unbind() gives the thread its own source and codec back.
 #include <boost/test/unit_test.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include <tine/core/core.hpp>
 #include <tine/core/stacklet.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 
+#include "tests/queued_scheduler.hpp"
 #include "tests/sourced_scheduler.hpp"
 
 namespace d = tine::detail;
@@ -95,9 +101,90 @@ tine::task<long> fib(int n) {
   co_return a + b;
 }
 
+// A backend with no thieves, whose stacklets come from a source (and, optionally, whose frames
+// keep exceptions through a codec).
+class sourcing_backend final : public tine::worker_backend {
+ public:
+  explicit sourcing_backend(const d::stacklet_source* source,
+                            const d::exception_codec* codec = nullptr)
+      : m_source(source), m_codec(codec) {}
+  void push(d::frame* parent, void* /*child*/) override {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    m_items.push_back(parent);
+    ++m_pushes;
+  }
+  std::optional<d::frame*> pop() noexcept override {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    if (m_items.empty()) {
+      return std::nullopt;
+    }
+    d::frame* f = m_items.back();
+    m_items.pop_back();
+    return f;
+  }
+  const d::stacklet_source* stacklets() const noexcept override { return m_source; }
+  const d::exception_codec* exceptions() const noexcept override { return m_codec; }
+  std::size_t pushes() const {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    return m_pushes;
+  }
+
+ private:
+  const d::stacklet_source* m_source;
+  const d::exception_codec* m_codec;
+  mutable std::mutex m_mutex;
+  std::deque<d::frame*> m_items;
+  std::size_t m_pushes = 0;
+};
+
+// Never called: the test only checks that the codec is installed and uninstalled.
+const d::exception_codec unused_codec{
+    [](void*, std::exception_ptr) noexcept -> std::uintptr_t { return 0; },
+    [](void*, std::uintptr_t) noexcept -> std::exception_ptr { return nullptr; }, nullptr};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(stacklet_source)
+
+BOOST_AUTO_TEST_CASE(a_worker_backend_names_where_the_stacklets_come_from) {
+  counting_source src;
+  watched = &src;
+  all_frames_inside = true;
+  sourcing_backend backend(&src.source);
+  {
+    // The worker's context is made with heap stacks; installing the backend makes them anew.
+    tine_test::queued_scheduler sched(backend);
+    BOOST_TEST(sched.queue_was_installed());
+    BOOST_TEST(tine::sync_wait(sched, chain, 100000L) == 100000);
+    BOOST_TEST(all_frames_inside);
+    BOOST_TEST(tine::sync_wait(sched, fib, 20) == 6765);
+    BOOST_TEST(backend.pushes() > 0u);  // the forks' continuations went to the backend
+  }
+  BOOST_TEST(src.allocations > 3);
+  BOOST_TEST(src.allocations == src.deallocations);
+  BOOST_TEST(src.blocks.empty());
+}
+
+BOOST_AUTO_TEST_CASE(unbind_gives_the_thread_its_source_and_codec_back) {
+  counting_source src;
+  sourcing_backend backend(&src.source, &unused_codec);
+  {
+    tine::worker_context context;
+    context.bind();
+    context.set_backend(&backend);
+    BOOST_TEST(context.backend() == &backend);
+    BOOST_TEST(d::read_tls_stacklet_source() == &src.source);
+    BOOST_TEST(d::read_tls_exception_codec() == &unused_codec);
+    BOOST_TEST(src.allocations == 2u);  // the idle stack and its spare, made anew from it
+    context.set_backend(&backend);      // again: the stacks came from it already
+    BOOST_TEST(src.allocations == 2u);
+    context.unbind();
+    BOOST_TEST(context.backend() == nullptr);
+    BOOST_TEST(d::read_tls_stacklet_source() == nullptr);
+    BOOST_TEST(d::read_tls_exception_codec() == nullptr);
+  }
+  BOOST_TEST(src.deallocations == 2u);  // the stacks went back to the source with the context
+}
 
 BOOST_AUTO_TEST_CASE(every_stacklet_of_the_thread_comes_from_it_and_goes_back) {
   counting_source src;

@@ -7,7 +7,7 @@
 // And joins counted by the queues and finished by the frame's home worker, as the distributed
 // pool does, here with two workers of one process (so ThreadSanitizer sees every access): each
 // worker has its own queue and steals from the other's. Every arrival at the join of a stolen
-// frame goes to `continuation_queue::arrive`, which counts it in a table shared by both queues.
+// frame goes to `worker_backend::arrive`, which counts it in a table shared by both queues.
 // The arrival that completes a join continues the frame at once when it happens on the frame's
 // home; otherwise the frame is handed to its home, which continues it with
 // `worker_context::resume_joined` when idle. A frame's home here is the worker whose queue first
@@ -36,7 +36,7 @@ namespace {
 
 // A work-stealing deque guarded by a mutex (its lock and unlock order a push before the steal
 // that takes the item), counting what passes through it.
-class locked_queue final : public tine::continuation_queue {
+class locked_queue final : public tine::worker_backend {
  public:
   void push(tine::detail::frame* parent, void* /*child*/) override {
     std::lock_guard<std::mutex> hold(m_mutex);
@@ -85,7 +85,7 @@ struct join_table {
       homes;  // where a frame was first pushed in its scope
 };
 
-class home_queue final : public tine::continuation_queue {
+class home_queue final : public tine::worker_backend {
  public:
   explicit home_queue(join_table& table) : m_table(table) {}
 
@@ -198,7 +198,7 @@ class two_homes {
   void work(int i) {
     tine::worker_context context(1024, tine::owner_fence::full);
     context.bind();
-    context.set_continuation_queue(&m_queues[i]);
+    context.set_backend(&m_queues[i]);
     m_contexts[i].store(&context, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
       if (tine::detail::frame* f = m_queues[i].take_ready()) {
@@ -212,7 +212,7 @@ class two_homes {
         std::this_thread::yield();
       }
     }
-    context.set_continuation_queue(nullptr);
+    context.set_backend(nullptr);
     context.unbind();
   }
 
@@ -263,13 +263,13 @@ tine::task<long> tree_with_fault(int depth, int bad) {
 }
 
 tine::task<int> install_from_inside_a_task(locked_queue* queue) {
-  tine::current_worker()->set_continuation_queue(queue);
+  tine::current_worker()->set_backend(queue);
   co_return 0;
 }
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(continuation_queue)
+BOOST_AUTO_TEST_SUITE(worker_backend)
 
 BOOST_AUTO_TEST_CASE(every_continuation_goes_through_the_queue) {
   locked_queue queue;
@@ -331,7 +331,7 @@ BOOST_AUTO_TEST_CASE(installing_from_inside_a_task_is_refused_with_a_message) {
     (void)tine::sync_wait(sched, install_from_inside_a_task, &queue);
   });
   BOOST_TEST(r.aborted);
-  BOOST_TEST(r.stderr_text.find("worker_context::set_continuation_queue: called from inside a "
+  BOOST_TEST(r.stderr_text.find("worker_context::set_backend: called from inside a "
                                 "task") != std::string::npos,
              r.stderr_text);
 }
@@ -340,7 +340,7 @@ BOOST_AUTO_TEST_CASE(installing_on_an_unbound_context_is_refused_with_a_message)
   const auto r = tine_tests::run_in_child([] {
     locked_queue queue;
     tine::worker_context context;
-    context.set_continuation_queue(&queue);
+    context.set_backend(&queue);
   });
   BOOST_TEST(r.aborted);
   BOOST_TEST(
