@@ -62,13 +62,13 @@ void others_sleep(int rank, const std::function<void()>& on_rank_0) {
 
 struct workload {
   std::string name;
-  std::function<bool(tine::mpi_pool&)> on_pool;     // true if the result is right
+  std::function<bool(tine::mpi_pool<>&)> on_pool;     // true if the result is right
   std::function<bool(tine::busy_pool<>&)> on_busy;  // idem
 };
 
 template <typename F>
 workload make(std::string name, F run) {
-  return {std::move(name), [run](tine::mpi_pool& p) { return run(p); },
+  return {std::move(name), [run](tine::mpi_pool<>& p) { return run(p); },
           [run](tine::busy_pool<>& p) { return run(p); }};
 }
 
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     std::uint64_t steals = 0;
     for (int i = 0; i < rounds; ++i) {
       const std::uint64_t before = pool.counters().steals;
-      const auto run_pool = [&](tine::mpi_pool& p) { right = workloads[w].on_pool(p) && right; };
+      const auto run_pool = [&](tine::mpi_pool<>& p) { right = workloads[w].on_pool(p) && right; };
       d.push_back(seconds(pool, run_pool));
       std::uint64_t mine = pool.counters().steals - before;
       std::uint64_t all = 0;

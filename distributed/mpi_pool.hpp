@@ -2,21 +2,21 @@
 #define TINE_DISTRIBUTED_MPI_POOL_HPP
 
 /// \file mpi_pool.hpp
-/// `tine::mpi_pool`: one tine worker per MPI rank, and `tine::sync_wait(pool, fn, args...)` as a
-/// collective call that every rank makes with the same arguments and that returns the root task's
-/// result (or throws its exception) on every rank.
+/// `tine::mpi_pool<Policy>`: one tine worker per MPI rank, and `tine::sync_wait(pool, fn, args...)`
+/// as a collective call that every rank makes with the same arguments and that returns the root
+/// task's result (or throws its exception) on every rank.
 ///
 /// ```
 /// tine::mpi::environment env(argc, argv);
-/// tine::mpi_pool pool;                      // collective over MPI_COMM_WORLD
+/// tine::mpi_pool pool;                      // collective over MPI_COMM_WORLD (mpi_pool<>)
 /// long r = tine::sync_wait(pool, fib, 30);  // collective: the root starts on rank 0
 /// ```
 ///
 /// **What runs where.** The root task starts on rank 0's worker. With more than one rank, every
 /// worker allocates its frames and stack allocations in its rank's slice of the uni-address
-/// region and offers its continuations in its rank's `rma_deque`; idle ranks steal them with one-sided operations,
-/// copying the continuation's frame to the same address, and a stolen frame's join completes on
-/// the rank that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
+/// region and offers its continuations in its rank's `rma_deque`; idle ranks steal them with
+/// one-sided operations, copying the continuation's frame to the same address, and a stolen
+/// frame's join completes on the rank that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers
 /// to before its first fork; write results through `fork(&r, ...)` / `call(&r, ...)`. Heap memory
 /// is per process.
@@ -37,74 +37,49 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <stdexcept>
-#include <thread>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include <tine/core/callable_check.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/root_sink.hpp>
-#include <tine/core/submit_node.hpp>
 #include <tine/core/sync_wait.hpp>
 #include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/rank_pool.hpp>
 #include <tine/distributed/remote_error.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 #include <tine/policies/random.hpp>
-#include <tine/policies/topology.hpp>
 #include <tine/policies/uniform_victims.hpp>
 #include <tine/policies/victim_policy.hpp>
 
 namespace tine {
-namespace mpi {
 
-class rma_deque;
-namespace detail {
-class rank_worker;
-}
-
-/// What one rank's pool has done so far (`mpi_pool::counters()`).
-struct pool_counters {
-  std::uint64_t steals = 0;          ///< continuations this rank took from other ranks
-  /// of those, continuations whose stack allocations had begun new stacklets, so that they moved
-  /// in several pieces
-  std::uint64_t pieced_steals = 0;
-  std::uint64_t steal_attempts = 0;  ///< tries to take one, successful or not
-  std::uint64_t bytes_migrated = 0;  ///< frame bytes fetched for the continuations it took
-  std::uint64_t remote_joins = 0;    ///< arrivals at the join of a frame held by another rank
-  std::uint64_t rma_operations = 0;  ///< one-sided MPI operations this rank issued
-  std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
-};
-
-/// Selects how an mpi_pool's ranks choose their victims: any `tine::victim_policy`, built over the
-/// ranks as a topology (`rank_topology`: each machine a NUMA node, distance 1 within a machine
+/// The distributed pool. `Policy` chooses the victims of steals among the ranks, as the local
+/// pools' policy does among workers: any `tine::victim_policy`, built over the ranks as a
+/// topology (`tine::mpi::rank_topology`: each machine a NUMA node, distance 1 within a machine
 /// and 2 across). `tine::uniform_victims` (the default) picks any other rank;
 /// `tine::numa_victims` prefers the ranks of the thief's machine, with the NUMA policy's weights.
 ///
 /// ```
-/// tine::mpi_pool pool(tine::mpi::victims<tine::numa_victims>);
+/// tine::mpi_pool<tine::numa_victims> pool;
 /// ```
-template <victim_policy Policy>
-struct victims_tag {};
-template <victim_policy Policy>
-inline constexpr victims_tag<Policy> victims{};
-
-}  // namespace mpi
-
+///
+/// Not a `tine::scheduler`: work reaches it only through the collective `sync_wait`, so
+/// `tine::spawn` and `tine::resume_on` do not compile with it (each says why).
+template <victim_policy Policy = uniform_victims>
 class mpi_pool {
  public:
+  using policy_type = Policy;
+
   /// Default capacity of each rank's deque of continuations (it holds one fewer).
-  static constexpr std::size_t default_deque_capacity = std::size_t{1} << 16;
+  static constexpr std::size_t default_deque_capacity =
+      mpi::detail::rank_pool::default_deque_capacity;
 
   /// The least address space each stacklet of a worker takes in its slice (committed only as
-  /// touched). A stolen continuation moves with its frame and its stack allocations: in one
-  /// piece while they share a stacklet, in several (each a round trip more) when they do not,
-  /// which stacklets this large make rare.
-  static constexpr std::size_t min_stacklet_bytes = std::size_t{8} << 20;
+  /// touched; see rank_pool.hpp).
+  static constexpr std::size_t min_stacklet_bytes = mpi::detail::rank_pool::min_stacklet_bytes;
 
   /// Collective over `comm`: reserves the uni-address region (`slice_bytes` of task stacks per
   /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws,
@@ -113,82 +88,46 @@ class mpi_pool {
   explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD,
                     std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
                     std::size_t deque_capacity = default_deque_capacity)
-      : mpi_pool(mpi::victims<uniform_victims>, comm, slice_bytes, deque_capacity) {}
-
-  /// As above, with the victims of steals chosen by `Policy` (see mpi::victims).
-  template <victim_policy Policy>
-  explicit mpi_pool(mpi::victims_tag<Policy>, MPI_Comm comm = MPI_COMM_WORLD,
-                    std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
-                    std::size_t deque_capacity = default_deque_capacity)
-      : mpi_pool(comm, slice_bytes, deque_capacity, [](const topology& ranks) {
-          return victim_chooser([policy = std::make_shared<const Policy>(ranks)](
-                                    std::size_t thief, xoshiro256ss& rng) {
-            return policy->next_victim(thief, rng);
-          });
-        }) {}
+      : m_core(comm, slice_bytes, deque_capacity), m_policy(m_core.ranks()) {}
 
   /// Collective. On the constructing thread.
-  ~mpi_pool();
+  ~mpi_pool() = default;
 
   mpi_pool(const mpi_pool&) = delete;
   mpi_pool& operator=(const mpi_pool&) = delete;
 
   /// This rank in the pool's communicator, and the number of ranks (one worker each).
-  int rank() const noexcept { return m_rank; }
-  int size() const noexcept { return m_size; }
+  int rank() const noexcept { return m_core.rank(); }
+  int size() const noexcept { return m_core.size(); }
 
   /// This rank's counts so far.
-  mpi::pool_counters counters() const noexcept;
+  mpi::pool_counters counters() const noexcept { return m_core.counters(); }
 
   /// How long this rank's successful steals took (nanoseconds, from the attempt until the
   /// continuation's bytes had arrived; the first 65,536), in the order they happened.
-  std::vector<std::uint32_t> steal_latencies_ns() const;
+  std::vector<std::uint32_t> steal_latencies_ns() const { return m_core.steal_latencies_ns(); }
 
   /// The uni-address region where this rank's worker allocates its frames and stack allocations
   /// when the pool has more than one rank.
-  const mpi::uni_address_region& region() const noexcept { return *m_region; }
+  const mpi::uni_address_region& region() const noexcept { return m_core.region(); }
 
-  /// Satisfies `tine::scheduler`, but work reaches an mpi_pool only through the collective
-  /// `tine::sync_wait(pool, ...)`: this throws std::logic_error, without taking the node (so
-  /// `resume_on(pool)` reports it to the task that tried).
-  void schedule(submit_node* node);
+  /// The victim policy, built over the ranks.
+  const Policy& policy() const noexcept { return m_policy; }
 
-  /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 (its sink `sink`, its
-  /// result's `value_bytes` bytes at `value`; the root ends on rank 0, where it was made), then
-  /// gives every rank the outcome: the bytes are copied into `value` on the other ranks, or the
-  /// root's exception, rebuilt from its description, is thrown on all of them. `signature`
-  /// identifies the root's function: it must be the same on every rank. Collective.
+  /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 and gives every rank its
+  /// outcome (rank_pool::run_root). Collective.
   void run_root(submit_node* root, detail::waiting_sink& sink, void* value, std::size_t value_bytes,
-                std::uint64_t signature);
+                std::uint64_t signature) {
+    m_core.run_root(root, sink, value, value_bytes, signature, {&next_victim, &m_policy});
+  }
 
  private:
-  using victim_chooser = std::function<std::size_t(std::size_t, xoshiro256ss&)>;
+  static std::size_t next_victim(const void* policy, std::size_t thief, xoshiro256ss& rng) {
+    return static_cast<const Policy*>(policy)->next_victim(thief, rng);
+  }
 
-  mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity,
-           const std::function<victim_chooser(const topology&)>& make_chooser);
-
-  class worker_session;  // binds the worker to the calling thread for one sync_wait
-
-  /// Collective, in the constructor: throws std::invalid_argument on every rank if the ranks'
-  /// parameters differ.
-  void check_same_parameters(std::size_t slice_bytes, std::size_t deque_capacity);
-
-  /// The worker, idle: continues a frame whose join completed, or tries one steal.
-  void work_or_steal();
-
-  MPI_Comm m_comm = MPI_COMM_NULL;
-  int m_rank = 0;
-  int m_size = 1;
-  std::thread::id m_thread;
-  std::unique_ptr<mpi::uni_address_region> m_region;
-  std::unique_ptr<mpi::rma_deque> m_deque;
-  std::unique_ptr<worker_context> m_context;
-  std::unique_ptr<mpi::detail::rank_worker> m_worker;  // with more than one rank
-  std::uint64_t m_roots = 0;
-  std::uint64_t m_calls = 0;  // collective calls made (every rank), for collective_call
-  std::unique_ptr<topology> m_ranks;  // what the victim policy was built over
-  victim_chooser m_next_victim;
-  xoshiro256ss m_random{0};
+  mpi::detail::rank_pool m_core;
+  Policy m_policy;
 };
 
 /// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same function. The
@@ -196,8 +135,8 @@ class mpi_pool {
 /// escaped it (rebuilt with its type where the type can travel, see exception_transport.hpp;
 /// otherwise a `tine::mpi::remote_error` with its message). Arguments are used on rank 0 only
 /// (and must live until the call returns, as for every sync_wait).
-template <typename F, typename... Args>
-auto sync_wait(mpi_pool& pool, F&& fn, Args&&... args) {
+template <victim_policy Policy, typename F, typename... Args>
+auto sync_wait(mpi_pool<Policy>& pool, F&& fn, Args&&... args) {
   if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
     using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
     static_assert(std::is_void_v<T> || std::is_trivially_copyable_v<T>,
@@ -224,6 +163,28 @@ auto sync_wait(mpi_pool& pool, F&& fn, Args&&... args) {
       return job.value;
     }
   }
+}
+
+
+namespace detail {
+template <typename>
+inline constexpr bool mpi_pool_refuses = false;
+}  // namespace detail
+
+/// Refused at compile time: an mpi_pool takes root tasks only through the collective sync_wait.
+template <victim_policy Policy, typename F, typename... Args>
+void spawn(mpi_pool<Policy>&, F&&, Args&&...) {
+  static_assert(detail::mpi_pool_refuses<Policy>,
+                "tine::spawn on an mpi_pool: a distributed pool starts root tasks only through "
+                "the collective tine::sync_wait(pool, fn, args...), which every rank calls");
+}
+
+/// Refused at compile time: a task cannot move onto an mpi_pool.
+template <victim_policy Policy>
+void resume_on(mpi_pool<Policy>&) {
+  static_assert(detail::mpi_pool_refuses<Policy>,
+                "tine::resume_on(mpi_pool): a task cannot move onto a distributed pool; its work "
+                "starts only through the collective tine::sync_wait(pool, fn, args...)");
 }
 
 }  // namespace tine

@@ -186,7 +186,7 @@ tine::task<long> catch_many(int n) {
   co_return caught;
 }
 
-std::uint64_t total_steals(const tine::mpi_pool& pool) {
+std::uint64_t total_steals(const tine::mpi_pool<>& pool) {
   std::uint64_t mine = pool.counters().steals;
   std::uint64_t all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -124,7 +124,7 @@ std::uint64_t sum_over_ranks(std::uint64_t mine) {
 // Runs `round` (which returns whether its result was right) until the ranks stole during one
 // run and `enough` holds, at most max_rounds runs; every run must be right.
 template <typename Round, typename Enough>
-void until_stolen(tine::mpi_pool& pool, const char* what, Round round, Enough enough) {
+void until_stolen(tine::mpi_pool<>& pool, const char* what, Round round, Enough enough) {
   int wrong = 0;
   int runs = 0;
   bool stolen = false;

@@ -101,7 +101,8 @@ bool names_a_failing_node(const std::string& message) {
 }
 
 // Steals over all ranks so far (collective).
-std::uint64_t total_steals(const tine::mpi_pool& pool) {
+template <typename Pool>
+std::uint64_t total_steals(const Pool& pool) {
   std::uint64_t mine = pool.counters().steals;
   std::uint64_t all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -109,8 +110,8 @@ std::uint64_t total_steals(const tine::mpi_pool& pool) {
 }
 
 // Runs `round` (which checks its own result) until the ranks have stolen during one run.
-template <typename Round>
-void until_stolen(tine::mpi_pool& pool, const char* what, Round round) {
+template <typename Pool, typename Round>
+void until_stolen(Pool& pool, const char* what, Round round) {
   for (int i = 0; i < max_rounds; ++i) {
     const std::uint64_t before = total_steals(pool);
     round();
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
   }
   {
     // Victims chosen by the NUMA policy over the ranks' machines (one machine here).
-    tine::mpi_pool pool(tine::mpi::victims<tine::numa_victims>);
+    tine::mpi_pool<tine::numa_victims> pool;
     until_stolen(pool, "fib, numa_victims",
                  [&] { CHECK(tine::sync_wait(pool, fib, 26) == serial_fib(26)); });
   }

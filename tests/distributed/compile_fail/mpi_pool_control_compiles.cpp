@@ -4,4 +4,4 @@
 
 tine::task<long> length() { co_return 4; }
 
-long run(tine::mpi_pool& pool) { return tine::sync_wait(pool, length); }
+long run(tine::mpi_pool<>& pool) { return tine::sync_wait(pool, length); }

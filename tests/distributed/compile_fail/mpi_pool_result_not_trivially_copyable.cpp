@@ -7,4 +7,4 @@
 
 tine::task<std::string> name() { co_return "tine"; }
 
-std::string run(tine::mpi_pool& pool) { return tine::sync_wait(pool, name); }
+std::string run(tine::mpi_pool<>& pool) { return tine::sync_wait(pool, name); }

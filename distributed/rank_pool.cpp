@@ -1,4 +1,4 @@
-#include <tine/distributed/mpi_pool.hpp>
+#include <tine/distributed/rank_pool.hpp>
 
 #include <chrono>
 #include <cstring>
@@ -12,7 +12,7 @@
 #include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/rma_deque.hpp>
 
-namespace tine {
+namespace tine::mpi::detail {
 namespace {
 
 /// The first bytes every rank receives after a root task: how it ended, then the result's bytes.
@@ -32,9 +32,9 @@ bool completed(MPI_Request& request) {
 /// Binds the worker to the calling thread for one sync_wait with, when other ranks could steal
 /// from it, the rank's backend installed (its continuations in this rank's rma_deque, its
 /// stacklets from this rank's slice, its frames' exceptions kept as tokens); undone on every exit.
-class mpi_pool::worker_session {
+class rank_pool::worker_session {
  public:
-  explicit worker_session(mpi_pool& pool) : m_context(*pool.m_context) {
+  explicit worker_session(rank_pool& pool) : m_context(*pool.m_context) {
     m_context.bind();
     try {
       m_context.set_backend(pool.m_worker.get());
@@ -51,8 +51,7 @@ class mpi_pool::worker_session {
   worker_context& m_context;
 };
 
-mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity,
-                   const std::function<victim_chooser(const topology&)>& make_chooser)
+rank_pool::rank_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_capacity)
     : m_thread(std::this_thread::get_id()) {
   int initialised = 0;
   MPI_Initialized(&initialised);
@@ -65,10 +64,9 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   MPI_Comm_size(m_comm, &m_size);
   check_same_parameters(slice_bytes, deque_capacity);
   m_random = xoshiro256ss(static_cast<std::uint64_t>(m_rank));
-  m_ranks = std::make_unique<topology>(mpi::rank_topology(m_comm));
-  m_next_victim = make_chooser(*m_ranks);
-  m_region = std::make_unique<mpi::uni_address_region>(m_comm, slice_bytes);
-  m_deque = std::make_unique<mpi::rma_deque>(m_comm, deque_capacity);
+  m_ranks = std::make_unique<topology>(rank_topology(m_comm));
+  m_region = std::make_unique<uni_address_region>(m_comm, slice_bytes);
+  m_deque = std::make_unique<rma_deque>(m_comm, deque_capacity);
   // Stacklets from the slice (the backend's), each at least min_stacklet_bytes.
   m_region->set_min_stacklet_bytes(min_stacklet_bytes);
   // Alone in the pool, the worker has no thief and no backend: its continuations stay in the
@@ -77,11 +75,11 @@ mpi_pool::mpi_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_cap
   // The parallel algorithms size their grain by the workers of the whole pool.
   m_context->set_worker_count(static_cast<std::size_t>(m_size));
   if (m_size > 1) {
-    m_worker = std::make_unique<mpi::detail::rank_worker>(m_comm, *m_region, *m_deque, *m_context);
+    m_worker = std::make_unique<rank_worker>(m_comm, *m_region, *m_deque, *m_context);
   }
 }
 
-void mpi_pool::check_same_parameters(std::size_t slice_bytes, std::size_t deque_capacity) {
+void rank_pool::check_same_parameters(std::size_t slice_bytes, std::size_t deque_capacity) {
   // Windows of different sizes on different ranks crash inside MPI, or silently make a thief
   // misread a victim's deque: refused on every rank, which all see the same values.
   const std::uint64_t mine[2] = {slice_bytes, deque_capacity};
@@ -104,8 +102,8 @@ void mpi_pool::check_same_parameters(std::size_t slice_bytes, std::size_t deque_
   }
 }
 
-mpi_pool::~mpi_pool() {
-  mpi::detail::agree_on_call(m_comm, {mpi::detail::collective_call::destroy, m_calls, 0, 0});
+rank_pool::~rank_pool() {
+  agree_on_call(m_comm, {collective_call::destroy, m_calls, 0, 0});
   // The stacks go back to the slice before the region goes; the deque's window is collective.
   m_worker.reset();
   m_context.reset();
@@ -114,8 +112,8 @@ mpi_pool::~mpi_pool() {
   MPI_Comm_free(&m_comm);
 }
 
-mpi::pool_counters mpi_pool::counters() const noexcept {
-  mpi::pool_counters c;
+pool_counters rank_pool::counters() const noexcept {
+  pool_counters c;
   c.rma_operations = m_deque->rma_operations();
   c.roots = m_roots;
   if (m_worker) {
@@ -129,21 +127,14 @@ mpi::pool_counters mpi_pool::counters() const noexcept {
   return c;
 }
 
-std::vector<std::uint32_t> mpi_pool::steal_latencies_ns() const {
+std::vector<std::uint32_t> rank_pool::steal_latencies_ns() const {
   if (!m_worker) {
     return {};
   }
   return m_worker->steal_latencies();
 }
 
-void mpi_pool::schedule(submit_node*) {
-  throw std::logic_error(
-      "tine::mpi_pool: work reaches an mpi_pool only through the collective "
-      "tine::sync_wait(pool, fn, args...), which every rank calls; resume_on and schedule are not "
-      "supported");
-}
-
-void mpi_pool::work_or_steal() {
+void rank_pool::work_or_steal(const victim_chooser& victims) {
   if (!m_worker) {
     std::this_thread::sleep_for(std::chrono::microseconds(50));  // alone: nothing to steal
     return;
@@ -151,21 +142,23 @@ void mpi_pool::work_or_steal() {
   if (m_worker->run_ready()) {
     return;
   }
-  const auto victim = static_cast<int>(m_next_victim(static_cast<std::size_t>(m_rank), m_random));
+  const auto victim =
+      static_cast<int>(victims.next(victims.policy, static_cast<std::size_t>(m_rank), m_random));
   if (victim == m_rank || !m_worker->try_steal(victim)) {
     std::this_thread::yield();
   }
 }
 
-void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* value,
-                        std::size_t value_bytes, std::uint64_t signature) {
+void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, void* value,
+                         std::size_t value_bytes, std::uint64_t signature,
+                         victim_chooser victims) {
   if (std::this_thread::get_id() != m_thread) {
     throw std::logic_error(
         "tine::sync_wait on an mpi_pool: call it on the thread that constructed the pool (that "
         "thread is the rank's worker)");
   }
-  mpi::detail::agree_on_call(
-      m_comm, {mpi::detail::collective_call::root, m_calls++, signature, value_bytes});
+  agree_on_call(
+      m_comm, {collective_call::root, m_calls++, signature, value_bytes});
   outcome_header head;
   std::string description;
   std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
@@ -178,7 +171,7 @@ void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* val
       // The root ends on this rank (a frame's joins complete where it was made); meanwhile this
       // worker steals like the others.
       while (!sink.done()) {
-        work_or_steal();
+        work_or_steal(victims);
       }
     } catch (...) {
       // Memory too short to start the root: still an outcome every rank must receive.
@@ -187,10 +180,10 @@ void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* val
     if (sink.exception) {
       head.threw = 1;
       try {
-        description = mpi::detail::serialise_exception(sink.exception, 0);
+        description = serialise_exception(sink.exception, 0);
       } catch (...) {
         // No memory to describe it: what every rank throws is then std::bad_alloc.
-        description = mpi::detail::serialise_exception(std::current_exception(), 0);
+        description = serialise_exception(std::current_exception(), 0);
       }
       sink.exception = nullptr;  // every rank, this one too, throws the rebuilt exception
       head.description_bytes = static_cast<std::uint32_t>(description.size());
@@ -206,7 +199,7 @@ void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* val
     worker_session session(*this);
     // Steal until the outcome arrives: the root's work is spread from rank 0.
     while (!completed(request)) {
-      work_or_steal();
+      work_or_steal(victims);
     }
   }
   if (m_worker) {
@@ -222,11 +215,11 @@ void mpi_pool::run_root(submit_node* root, detail::waiting_sink& sink, void* val
     // go different ways and meet in different collective calls.
     description.resize(head.description_bytes);
     MPI_Bcast(description.data(), static_cast<int>(head.description_bytes), MPI_CHAR, 0, m_comm);
-    std::rethrow_exception(mpi::detail::rebuild_exception(description));
+    std::rethrow_exception(rebuild_exception(description));
   }
   if (m_rank != 0 && value_bytes != 0) {
     std::memcpy(value, outcome.data() + sizeof head, value_bytes);
   }
 }
 
-}  // namespace tine
+}  // namespace tine::mpi::detail

@@ -1,0 +1,6 @@
+// EXPECT: tine::resume_on(mpi_pool): a task cannot move onto a distributed pool
+// AT_MOST_LINES: 14
+// A task cannot move onto an mpi_pool with resume_on.
+#include <tine/distributed/distributed.hpp>
+
+tine::task<void> move_to(tine::mpi_pool<>* pool) { co_await tine::resume_on(*pool); }
