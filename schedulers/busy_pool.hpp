@@ -33,11 +33,10 @@ namespace tine {
 /// - `schedule(node)` (any thread): a worker of this pool submitting (a task moving back here)
 ///   queues on itself; anyone else queues on the pool's shared queue, which every worker takes
 ///   from. `worker(i).schedule(node)` queues on worker i, which alone runs it.
-/// - Each worker loops: run one submission of its own queue, or else of the shared queue, if
-///   there is one; else take one
-///   continuation from a victim named by `Policy` (from its own deque first when that is not
-///   empty: resume_on can leave continuations there); else back off (pause, then yield). After
-///   a submission the next look is a steal attempt, so submissions never starve continuations.
+/// - Each worker loops: one look for work (pool_base::look_for_work: a submission of its own
+///   queue or of the shared queue, or one continuation from a victim named by `Policy`, its own
+///   deque first; after a submission the next look is a steal attempt, so submissions never
+///   starve continuations); when there was none, back off (pause, then yield).
 /// - Destruction waits until the pool holds no work (see docs/schedulers.md, "Destruction").
 ///
 /// `Observer` (default `no_observer`: none, compiled away) receives the workers' events; see
@@ -105,62 +104,18 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   void wake_all() noexcept {}  // nobody sleeps
 
   void run_worker(std::size_t me, worker_context& ctx) {
-    auto& counters = this->slot(me).counters;
     xoshiro256ss rng(me);
     detail::spin_backoff backoff;
-    // Set by each submission: the next look goes to the deques, not to the queue. A task that
-    // moves back here with resume_on in a loop, waiting for its parent's continuation (left in a
-    // deque by its fork), would otherwise keep this worker on submissions forever, and with one
-    // worker (or every worker so held) nobody would run that continuation. So submissions and
-    // steal attempts alternate while both are about. A plain local: no shared access added.
-    bool deques_next = false;
+    typename base::no_runner runner;
+    bool deques_next = false;  // see pool_base::look_for_work; a plain local, nothing shared
     for (;;) {
-      // Submissions only with our own deque empty: the continuations left there go first
-      // (newest first, worker_context::steal_from), so that a task moving here cannot end by
-      // taking back a continuation its parent pushed in a later strand (docs/extending.md).
-      const bool deques_first = deques_next || ctx.deque_size() != 0;
-      deques_next = false;
-      if (!deques_first && ctx.has_submissions()) {
-        // Counted before it runs: a sync_wait that returns has then seen its submission counted.
-        counters.submission_run();
-        this->notify([me](Observer& o) { o.on_submission(me); });
-        this->begin_work(me);
-        ctx.run_one_submission();
-        this->end_work(me);
-        this->notify([me](Observer& o) { o.on_work_done(me); });
+      const auto found = this->look_for_work(me, ctx, rng, deques_next, runner);
+      if (found == base::look_outcome::worked) {
         backoff.reset();
-        deques_next = true;
         continue;
       }
-      if (!deques_first && this->run_shared_submission(me, ctx, [] {}, [] {})) {
-        backoff.reset();
-        deques_next = true;
+      if (found == base::look_outcome::look_again) {
         continue;
-      }
-      // Our own deque first: after a resume_on it may hold continuations nobody else will take
-      // soon (and with one worker nobody else ever will).
-      const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
-      worker_context& target = this->slot(victim).context;
-      counters.steal_attempted();
-      this->notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
-      // Probe before stealing: steal_from would find an empty deque empty too, but the probe
-      // spares it the stack check and us the activity stores.
-      if (target.deque_size() != 0) {
-        this->begin_work(me);
-        const steal_status got = this->steal(ctx, target, me, victim);
-        this->end_work(me);
-        if (got == steal_status::success) {
-          counters.steal_succeeded();
-          this->notify([me](Observer& o) { o.on_work_done(me); });
-          backoff.reset();
-          continue;
-        }
-        if (got == steal_status::lost) {
-          continue;  // someone else won the race: there is work about, look again at once
-        }
-      }
-      if (deques_first) {
-        continue;  // we skipped the queue, which may hold more: look again at once
       }
       if (this->stopping() && !ctx.has_submissions() && ctx.deque_size() == 0 &&
           this->shared_empty()) {

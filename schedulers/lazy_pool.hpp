@@ -216,64 +216,31 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
     m_running.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  /// One look for work; true if it found (and ran) some, or should look again at once.
-  /// `deques_next` is the worker loop's: set after a submission, so that the next look is a steal
-  /// attempt (see busy_pool::run_worker: a task resubmitting itself here in a loop must not
-  /// starve the continuation it waits for).
+  /// What this pool does around the work a worker takes: a runner while it runs (its node's
+  /// thief count and the pool's runner count drive the sleep protocol, become_runner), and which
+  /// worker took the last shared submission (the one woken for the next).
+  struct node_runner {
+    lazy_pool* pool;
+    std::size_t me;
+    std::size_t g;
+    void taken() noexcept { pool->become_runner(g); }
+    void done() noexcept { pool->become_thief(g); }
+    void took_shared() noexcept {
+      // relaxed: a preference; written only when it changes.
+      if (pool->m_last_taker.load(std::memory_order_relaxed) != me) {
+        pool->m_last_taker.store(me, std::memory_order_relaxed);
+      }
+    }
+  };
+
+  /// One look for work (pool_base::look_for_work); true if it found (and ran) some, or should
+  /// look again at once. A runner only once something was taken: a lost race or an empty deque
+  /// costs no shared write. Until become_runner a stolen continuation is in no deque and no
+  /// count, which the sleep protocol allows: whoever decides to sleep meanwhile is woken by that
+  /// become_runner if it leaves a node without a thief (see try_sleep).
   bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng, bool& deques_next) {
-    auto& counters = this->slot(me).counters;
-    const std::size_t g = m_node_of[me];
-    // Submissions only with our own deque empty (see busy_pool::run_worker).
-    const bool deques_first = deques_next || ctx.deque_size() != 0;
-    deques_next = false;
-    if (!deques_first && ctx.has_submissions()) {
-      // Counted before it runs: a sync_wait that returns has then seen its submission counted.
-      counters.submission_run();
-      this->notify([me](Observer& o) { o.on_submission(me); });
-      this->begin_work(me);
-      become_runner(g);
-      ctx.run_one_submission();
-      become_thief(g);
-      this->end_work(me);
-      this->notify([me](Observer& o) { o.on_work_done(me); });
-      deques_next = true;
-      return true;
-    }
-    if (!deques_first && this->run_shared_submission(
-                             me, ctx,
-                             [this, g, me] {
-                               become_runner(g);
-                               // relaxed: a preference; written only when it changes.
-                               if (m_last_taker.load(std::memory_order_relaxed) != me) {
-                                 m_last_taker.store(me, std::memory_order_relaxed);
-                               }
-                             },
-                             [this, g] { become_thief(g); })) {
-      deques_next = true;
-      return true;
-    }
-    // Our own deque first: after a resume_on it may hold continuations nobody else takes.
-    const std::size_t victim = ctx.deque_size() != 0 ? me : this->policy().next_victim(me, rng);
-    worker_context& target = this->slot(victim).context;
-    counters.steal_attempted();
-    this->notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
-    if (target.deque_size() == 0) {
-      return deques_first;  // we skipped the queue, which may hold more: look again at once
-    }
-    // A runner only once something was taken: a lost race or an empty deque costs no shared
-    // write. Until become_runner the stolen continuation is in no deque and no count, which the
-    // sleep protocol allows: whoever decides to sleep meanwhile is woken by that become_runner
-    // if it leaves a node without a thief (see try_sleep).
-    this->begin_work(me);
-    const steal_status got = this->steal(ctx, target, me, victim, [this, g] { become_runner(g); });
-    this->end_work(me);
-    if (got == steal_status::success) {
-      become_thief(g);
-      counters.steal_succeeded();
-      this->notify([me](Observer& o) { o.on_work_done(me); });
-    }
-    // Lost a race: work is about. Skipped the queue: it may hold more. Either way, look again.
-    return got != steal_status::empty || deques_first;
+    node_runner runner{this, me, m_node_of[me]};
+    return this->look_for_work(me, ctx, rng, deques_next, runner) != base::look_outcome::nothing;
   }
 
   bool any_stealable() const noexcept {

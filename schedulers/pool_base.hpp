@@ -42,9 +42,9 @@ namespace detail {
 /// The most workers a pool may have for its pops to be fenced asymmetrically by default. Each
 /// steal then interrupts every running worker of the process (membarrier), so the heavy side's
 /// total cost grows with the number of workers as well as with the steals, while the saving (a
-/// locked instruction per join) stays the same per worker: 3-12% at two workers on the
-/// benchmarks, with no measurable cost. Past this size the published protocol (a full fence in
-/// every pop) is kept until a larger machine measures otherwise.
+/// locked instruction per join) stays the same per worker (bench/README.md has the gain at two
+/// workers). Past this size the published protocol (a full fence in every pop) is kept until a
+/// larger machine measures otherwise.
 inline constexpr std::size_t asymmetric_fence_max_workers = 8;
 
 /// The fence a pool of `workers` workers gives each of them: none for a single worker (nobody
@@ -270,6 +270,83 @@ class pool_base {
 
   /// Whether the shared queue is empty (a snapshot).
   bool shared_empty() const noexcept { return m_shared.empty(); }
+
+  /// What one look for work found (look_for_work).
+  enum class look_outcome {
+    worked,      ///< it ran a submission or a stolen continuation
+    look_again,  ///< nothing ran, but work is about: a lost race, or it skipped the queues
+    nothing      ///< nothing to do: the pool may back off or sleep
+  };
+
+  /// One look for work by worker `me`, the step both pools' loops repeat, each around it with its
+  /// own idling (busy_pool spins, lazy_pool sleeps). In order:
+  /// - its own submissions, then the shared ones, unless its own deque holds continuations (they
+  ///   go first, newest first, so that a task moving here cannot end by taking back a
+  ///   continuation its parent pushed in a later strand: docs/extending.md) or the last look ran
+  ///   a submission (`deques_next`, the loop's: a task that moves back here with resume_on in a
+  ///   loop, waiting for its parent's continuation, must not keep the worker on submissions
+  ///   forever, so submissions and steal attempts alternate while both are about);
+  /// - a steal: from its own deque if that holds continuations (after a resume_on nobody else
+  ///   may take them soon), else from the victim the policy picks, probed first (an empty deque
+  ///   costs no stack check and no activity stores).
+  /// `runner` is what the pool does around work it took: `taken()` once a piece is taken, before
+  /// it runs, `done()` after it ran, `took_shared()` after taking a shared submission
+  /// (no_runner: nothing).
+  template <typename Runner>
+  look_outcome look_for_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng,
+                             bool& deques_next, Runner& runner) {
+    auto& counters = slot(me).counters;
+    const bool deques_first = deques_next || ctx.deque_size() != 0;
+    deques_next = false;
+    if (!deques_first && ctx.has_submissions()) {
+      // Counted before it runs: a sync_wait that returns has then seen its submission counted.
+      counters.submission_run();
+      notify([me](Observer& o) { o.on_submission(me); });
+      begin_work(me);
+      runner.taken();
+      ctx.run_one_submission();
+      runner.done();
+      end_work(me);
+      notify([me](Observer& o) { o.on_work_done(me); });
+      deques_next = true;
+      return look_outcome::worked;
+    }
+    if (!deques_first && run_shared_submission(
+                             me, ctx,
+                             [&runner] {
+                               runner.taken();
+                               runner.took_shared();
+                             },
+                             [&runner] { runner.done(); })) {
+      deques_next = true;
+      return look_outcome::worked;
+    }
+    const look_outcome idle = deques_first ? look_outcome::look_again : look_outcome::nothing;
+    const std::size_t victim = ctx.deque_size() != 0 ? me : policy().next_victim(me, rng);
+    worker_context& target = slot(victim).context;
+    counters.steal_attempted();
+    notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
+    if (target.deque_size() == 0) {
+      return idle;
+    }
+    begin_work(me);
+    const steal_status got = steal(ctx, target, me, victim, [&runner] { runner.taken(); });
+    end_work(me);
+    if (got == steal_status::success) {
+      runner.done();
+      counters.steal_succeeded();
+      notify([me](Observer& o) { o.on_work_done(me); });
+      return look_outcome::worked;
+    }
+    return got == steal_status::lost ? look_outcome::look_again : idle;
+  }
+
+  /// A pool that does nothing around the work its workers take.
+  struct no_runner {
+    void taken() noexcept {}
+    void done() noexcept {}
+    void took_shared() noexcept {}
+  };
 
   /// Worker `me`: takes one submission from the shared queue, if there is one and no other
   /// worker is taking one, and runs it between `before()` and `after()`. Returns whether it ran
