@@ -1,12 +1,13 @@
-// Continuation queues: a worker with one installed offers every fork's continuation there and
-// takes it back from there (its own deque stays empty); a thief that takes continuations from the
-// queue and runs them with resume_stolen() completes the joins, results and exceptions intact; a
-// queue can be removed again; installing one over a non-empty deque, or from inside a task, is
-// refused with a message.
+// Worker backends (the continuation side; stacklet sources and codecs: stacklet_source_test): a
+// worker with one installed offers every fork's continuation there and takes it back from there
+// (its own deque stays empty); a thief that takes continuations from the backend and runs them
+// with resume_stolen() completes the joins, results and exceptions intact; a backend can be
+// removed again; installing one over a non-empty deque, or from inside a task, is refused with a
+// message.
 //
-// And joins counted by the queues and finished by the frame's home worker, as the distributed
+// And joins counted by the backends and finished by the frame's home worker, as the distributed
 // pool does, here with two workers of one process (so ThreadSanitizer sees every access): each
-// worker has its own queue and steals from the other's. Every arrival at the join of a stolen
+// worker has its own backend (a queue) and steals from the other's. Every arrival at the join of a stolen
 // frame goes to `worker_backend::arrive`, which counts it in a table shared by both queues.
 // The arrival that completes a join continues the frame at once when it happens on the frame's
 // home; otherwise the frame is handed to its home, which continues it with
