@@ -58,8 +58,7 @@ tine::task<long> mismatch_of_temporary(std::vector<int>* b) {
 
 BOOST_AUTO_TEST_SUITE(compare)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_equal_and_mismatch, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_equal_and_mismatch, schedulers) {
   std::mt19937 rng(51);
   for (std::size_t n : tine_test::sizes) {
     std::vector<std::size_t> places = {n};  // no difference
@@ -99,8 +98,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_equal_and_mismatch, Sched, schedulers)
 
 // clang-format off
 // [docs:compare_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(first_difference, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(first_difference, schedulers) {
   std::vector<int> a(100000, 1);
   std::vector<int> b = a;
   b[60000] = 2;
@@ -113,8 +111,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(first_difference, Sched, schedulers) {
 // [docs:compare_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_and_temporaries, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_sets_and_temporaries, schedulers) {
   std::list<int> l;
   for (int i = 0; i < 1031; ++i) {
     l.push_back(i);
@@ -139,8 +136,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_and_temporaries, Sched, schedulers) {
   BOOST_TEST(tine::sync_wait(sched, mismatch_of_temporary, &zeros) == 1031);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<int> a(10007, 3);
   std::vector<int> b = a;
   BOOST_TEST(tine::sync_wait(sched, first_change, &a, &b) == 10007);
@@ -150,8 +146,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   BOOST_TEST(!tine::sync_wait(sched, equal_in_task, &a, &b, tine::grain{5}));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 53)) {
       tine_test::gauge gauge;

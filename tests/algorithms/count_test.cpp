@@ -65,8 +65,7 @@ static_assert(std::same_as<decltype(tine::count(std::declval<tine::inline_schedu
                                                 std::declval<std::list<short>&>(), 1)),
                            std::ranges::range_difference_t<std::list<short>>>);
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_count, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_count, schedulers) {
   auto negative = [](int x) { return x < 0; };
   for (std::size_t n : tine_test::sizes) {
     const std::vector<int> v = random_values(n, 31);
@@ -82,8 +81,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_count, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(calls_the_predicate_once_per_element, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(calls_the_predicate_once_per_element, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (tine::grain g : tine_test::grains(n, 33)) {
       std::vector<std::atomic<int>> calls(n);
@@ -104,8 +102,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(calls_the_predicate_once_per_element, Sched, sched
 
 // clang-format off
 // [docs:count_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(counts_in_any_input, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(counts_in_any_input, schedulers) {
   const std::vector<int> v = {3, -1, 4, -1, 5, -9, 2, 6};
   BOOST_TEST(tine::count_if(sched, v, [](int x) { return x < 0; }) == 3);
   BOOST_TEST(tine::count(sched, v.begin(), v.end(), -1) == 2);
@@ -120,8 +117,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(counts_in_any_input, Sched, schedulers) {
 // [docs:count_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_deques, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_and_deques, schedulers) {
   for (std::size_t n : {0UL, 1UL, 97UL, 1031UL}) {
     const std::vector<int> v = random_values(n, 34);
     const std::list<int> l(v.begin(), v.end());
@@ -136,8 +132,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_deques, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 36)) {
       for (tine::grain g : {tine::grain{}, tine::grain{1}, tine::grain{13}}) {
@@ -161,8 +156,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   const std::vector<int> v = random_values(10007, 37);
   const long expected =
       std::ranges::count_if(v, [](int x) { return x < 0; }) + std::ranges::count(v, 0);

@@ -75,8 +75,7 @@ static_assert(std::same_as<decltype(tine::min_element(std::declval<tine::inline_
                                                       std::declval<std::list<int>&>())),
                            std::list<int>::iterator>);
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(same_positions_as_std_with_ties, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(same_positions_as_std_with_ties, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<int> v = values_with_ties(n, 41);
     const long min = index_in(v, std::ranges::min_element(v));
@@ -93,8 +92,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(same_positions_as_std_with_ties, Sched, schedulers
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(all_equal, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(all_equal, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<int> v(n, 5);
     const long last = n == 0 ? 0 : static_cast<long>(n) - 1;
@@ -110,8 +108,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(all_equal, Sched, schedulers) {
 
 // clang-format off
 // [docs:extrema_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(the_same_element_as_std, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(the_same_element_as_std, schedulers) {
   const std::vector<int> v = {4, 1, 7, 1, 7, 3};
   BOOST_TEST(std::distance(v.begin(), tine::min_element(sched, v)) == 1);  // the first 1
   BOOST_TEST(std::distance(v.begin(), tine::max_element(sched, v)) == 2);  // the first 7
@@ -129,8 +126,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(the_same_element_as_std, Sched, schedulers) {
 // [docs:extrema_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(comparators_and_projections, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(comparators_and_projections, schedulers) {
   for (std::size_t n : {0UL, 1UL, 7UL, 1031UL, 100003UL}) {
     const std::vector<int> v = values_with_ties(n, 44);
     auto distance_to_3 = [](int x) { return x < 3 ? 3 - x : x - 3; };
@@ -147,8 +143,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(comparators_and_projections, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_temporaries, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_and_temporaries, schedulers) {
   for (std::size_t n : {0UL, 1UL, 2UL, 97UL, 1031UL}) {
     const std::vector<int> v = values_with_ties(n, 46);
     std::list<int> l(v.begin(), v.end());
@@ -166,8 +161,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_temporaries, Sched, schedulers) {
   (void)tine::min_element(sched, std::vector<int>{3, 1, 2});  // dangling: runs, returns nothing
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   // (One element is the answer without a comparison: as std's, nothing is called.)
   for (std::size_t n : {2UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 48)) {
@@ -197,8 +191,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<long> v(10007);
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<long>((i * 7919) % 10007);  // a permutation of [0, 10007)

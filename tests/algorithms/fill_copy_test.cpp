@@ -82,8 +82,7 @@ static_assert(std::same_as<decltype(tine::fill(std::declval<tine::inline_schedul
                                                std::declval<std::list<int>&>(), 1)),
                            std::list<int>::iterator>);
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_fill, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_fill, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (tine::grain g : tine_test::grains(n, 51)) {
       std::vector<long> v(n, 0);
@@ -98,8 +97,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_fill, Sched, schedulers) {
 
 // clang-format off
 // [docs:fill_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(fills_any_range, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(fills_any_range, schedulers) {
   std::vector<double> v(100000);
   auto end = tine::fill(sched, v, 0.5);
   BOOST_TEST((end == v.end()));
@@ -114,8 +112,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(fills_any_range, Sched, schedulers) {
 // [docs:fill_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_deques_and_temporaries, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_deques_and_temporaries, schedulers) {
   for (std::size_t n : {0UL, 1UL, 97UL, 1031UL}) {
     for (tine::grain g : tine_test::grains(n, 52)) {
       std::list<int> l(n, 0);
@@ -133,8 +130,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_deques_and_temporaries, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 53)) {
       for (tine::grain g : {tine::grain{}, tine::grain{1}, tine::grain{13}}) {
@@ -155,8 +151,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(copy)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_copy, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_copy, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     std::vector<long> in(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -178,8 +173,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_copy, Sched, schedulers) {
 
 // clang-format off
 // [docs:copy_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(copies_from_any_input, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(copies_from_any_input, schedulers) {
   const std::list<std::string> names = {"fork", "call", "join"};
   std::vector<std::string> out(3);  // the output is sized beforehand
   auto end = tine::copy(sched, names, out.begin());
@@ -195,8 +189,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(copies_from_any_input, Sched, schedulers) {
 // [docs:copy_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_views, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_and_views, schedulers) {
   for (std::size_t n : {0UL, 1UL, 97UL, 1031UL}) {
     std::list<int> l;
     for (std::size_t i = 0; i < n; ++i) {
@@ -220,8 +213,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_views, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     const std::vector<long> in(n, 9);
     for (std::size_t bad : tine_test::throw_points(n, 56)) {
@@ -238,8 +230,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<char> buffer(10007, 'x');
   const std::string header = "P6 tine";
   tine::sync_wait(sched, reset_with_header, &buffer, &header);

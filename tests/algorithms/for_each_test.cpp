@@ -51,8 +51,7 @@ tine::task<void> count_view(std::atomic<long>* total, int n) {
 
 BOOST_AUTO_TEST_SUITE(for_each)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(visits_every_element_once, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(visits_every_element_once, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (tine::grain g : tine_test::grains(n, 21)) {
       std::vector<int> hits(n, 0);
@@ -69,8 +68,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(visits_every_element_once, Sched, schedulers) {
 
 // clang-format off
 // [docs:for_each_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(square_roots_in_place, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(square_roots_in_place, schedulers) {
   std::vector<double> v(100000);
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<double>(i * i);
@@ -83,8 +81,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(square_roots_in_place, Sched, schedulers) {
 // [docs:for_each_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(containers_spans_and_views, schedulers) {
   std::deque<int> d(1031, 1);
   tine::for_each(
       sched, d, [](int& x) { x += 1; }, tine::grain{10});
@@ -103,8 +100,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
 }
 
 // Forward ranges: their iterators are gathered once, then split like a vector's.
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_sets, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_and_sets, schedulers) {
   std::list<int> l(1031, 1);
   tine::for_each(
       sched, l.begin(), l.end(), [](int& x) { x += 1; }, tine::grain{10});
@@ -123,8 +119,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_and_sets, Sched, schedulers) {
   tine::for_each(sched, empty, [](int& x) { x = 0; });
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 22)) {
       for (tine::grain g : {tine::grain{}, tine::grain{1}, tine::grain{13}}) {
@@ -147,8 +142,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched,
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<long> v(10007);
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<long>(i);
@@ -167,8 +161,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(map)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_transform, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_transform, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     std::vector<long> in(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -193,8 +186,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_transform, Sched, schedulers) {
 
 // clang-format off
 // [docs:map_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(squares_of_a_view, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(squares_of_a_view, schedulers) {
   std::vector<long> squares(1000);  // the output is sized beforehand
   auto end = tine::map(sched, ranges::views::iota(0, 1000), squares.begin(),
                        [](int i) { return long{i} * i; });
@@ -204,8 +196,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(squares_of_a_view, Sched, schedulers) {
 // [docs:map_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 1031UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 24)) {
       tine_test::gauge gauge;

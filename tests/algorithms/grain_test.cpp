@@ -104,8 +104,7 @@ tine::task<bool> with_absurd_worker_count(const std::vector<long>* in) {
 
 BOOST_AUTO_TEST_SUITE(grain)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_and_map, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(for_each_and_map, schedulers) {
   auto bump = [](long& x) { x = 3 * x + 1; };
   auto square = [](long x) { return x * x - 1; };
   for (std::size_t n : sizes) {
@@ -146,8 +145,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_and_map, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_and_transform_reduce, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(reduce_and_transform_reduce, schedulers) {
   auto square = [](long x) { return x * x; };
   const std::plus<> plus;
   const std::multiplies<> times;
@@ -198,8 +196,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_and_transform_reduce, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(scans, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(scans, schedulers) {
   const std::plus<> plus;
   for (std::size_t n : sizes) {
     const std::vector<long> in = input(n);
@@ -269,8 +266,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(scans, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(searches, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(searches, schedulers) {
   for (std::size_t n : sizes) {
     const std::vector<long> in = input(n);
     const std::span<const long> s(in);

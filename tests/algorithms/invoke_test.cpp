@@ -80,8 +80,7 @@ tine::task<long> both_halves(std::vector<long>* halves) {
 
 BOOST_AUTO_TEST_SUITE(invoke)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(every_callable_runs_exactly_once, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(every_callable_runs_exactly_once, schedulers) {
   for (int round = 0; round < 20; ++round) {
     std::atomic<int> calls[6] = {0, 0, 0, 0, 0, 0};
     auto one = [&calls](int i) { return [&calls, i] { calls[i].fetch_add(1); }; };
@@ -103,8 +102,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_callable_runs_exactly_once, Sched, scheduler
 
 // clang-format off
 // [docs:invoke_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(runs_callables_of_every_kind, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(runs_callables_of_every_kind, schedulers) {
   std::string greeting;
   long fib_25 = 0;
   int answer = 0;
@@ -123,9 +121,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(runs_callables_of_every_kind, Sched, schedulers) {
 // [docs:invoke_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(functions_tasks_with_results_and_move_only_callables, Sched,
-                              schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(functions_tasks_with_results_and_move_only_callables, schedulers) {
   g_plain_calls = 0;
   std::atomic<long> sum{0};
   auto task_with_result = [&sum]() -> tine::task<long> {
@@ -147,8 +143,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(functions_tasks_with_results_and_move_only_callabl
 using pools_of_two_or_more =
     boost::mpl::list<tine_test::pool<2>, tine_test::pool<3>, tine_test::busy2, tine_test::lazy2>;
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(runs_in_parallel, Sched, pools_of_two_or_more) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(runs_in_parallel, pools_of_two_or_more) {
   rendezvous r;
   tine::invoke(
       sched, [&r] { r.meet(0); }, [&r] { r.meet(1); });
@@ -156,9 +151,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(runs_in_parallel, Sched, pools_of_two_or_more) {
   BOOST_TEST(r.saw_other[1].load());
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_the_started_ones, Sched,
-                              schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_the_started_ones, schedulers) {
   for (int bad = 0; bad < 4; ++bad) {
     tine_test::gauge gauge;
     std::atomic<int> calls[4] = {0, 0, 0, 0};
@@ -187,8 +180,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_the_started_ones
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(several_exceptions_one_reaches_the_caller, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(several_exceptions_one_reaches_the_caller, schedulers) {
   std::atomic<int> calls{0};
   auto throws = [&calls](const char* what) {
     return [&calls, what] {
@@ -213,8 +205,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(several_exceptions_one_reaches_the_caller, Sched, 
   BOOST_TEST((calls.load() == 2 || calls.load() == 3), calls.load());
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<long> halves(2);
   BOOST_TEST(tine::sync_wait(sched, both_halves, &halves) == 2 * 6765);
 }

@@ -89,9 +89,7 @@ std::vector<tine::grain> grains_for(std::size_t total, unsigned seed) {
 
 BOOST_AUTO_TEST_SUITE(merge)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_merge_and_takes_ties_from_the_first_range, Sched,
-                              schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_merge_and_takes_ties_from_the_first_range, schedulers) {
   for (std::size_t na : sizes) {
     for (std::size_t nb : sizes) {
       for (pattern p : patterns) {
@@ -117,8 +115,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_merge_and_takes_ties_from_the_first_ra
 
 // clang-format off
 // [docs:merge_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(merge_two_sorted_vectors, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(merge_two_sorted_vectors, schedulers) {
   std::vector<int> evens = {0, 2, 4, 6, 8};
   std::vector<int> odds = {1, 3, 5};
   std::vector<int> out(evens.size() + odds.size());
@@ -129,8 +126,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(merge_two_sorted_vectors, Sched, schedulers) {
 // [docs:merge_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(two_projections_and_a_comparator, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(two_projections_and_a_comparator, schedulers) {
   // Descending by |x| in the first range, by -y in the second: both project to one order.
   std::vector<int> a(3001);
   std::vector<long> b(2003);
@@ -150,8 +146,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(two_projections_and_a_comparator, Sched, scheduler
   BOOST_TEST((out == expected));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(other_containers_and_a_temporary_second_range, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(other_containers_and_a_temporary_second_range, schedulers) {
   std::vector<int> va(4001);
   std::vector<int> vb(3001);
   for (std::size_t i = 0; i < va.size(); ++i) {
@@ -182,8 +177,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(other_containers_and_a_temporary_second_range, Sch
   BOOST_TEST((out == expected));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_throwing_comparator_reaches_the_caller, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(a_throwing_comparator_reaches_the_caller, schedulers) {
   const std::vector<tagged> a = make_run(20011, pattern::many_duplicates, 0, 5);
   const std::vector<tagged> b = make_run(10007, pattern::random, 1, 6);
   std::atomic<std::size_t> calls{0};
@@ -226,8 +220,7 @@ tine::task<void> merge_halves(const std::vector<int>* v, std::vector<int>* out) 
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_form, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_form, schedulers) {
   std::vector<int> v(10001);
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<int>(i < v.size() / 2 ? 2 * i : 2 * (i - v.size() / 2) + 1);

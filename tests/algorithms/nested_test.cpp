@@ -19,6 +19,7 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
+#include "tests/algorithms/test_support.hpp"
 #include "tests/schedulers/round_robin_pool.hpp"
 
 namespace {
@@ -80,8 +81,7 @@ tine::task<long> plane_total(plane* p) {
 
 BOOST_AUTO_TEST_SUITE(nested)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(three_levels_of_algorithms, Sched, every_scheduler) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(three_levels_of_algorithms, every_scheduler) {
   std::vector<plane> table = make_table(6, 8, 700);
   long expected = 0;
   std::vector<plane> sorted = table;
@@ -98,8 +98,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(three_levels_of_algorithms, Sched, every_scheduler
   BOOST_TEST((table == sorted));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_of_sorts, Sched, every_scheduler) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(for_each_of_sorts, every_scheduler) {
   std::vector<plane> table = make_table(1, 40, 3000);
   plane& rows = table[0];
   plane expected = rows;
@@ -113,8 +112,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_of_sorts, Sched, every_scheduler) {
   BOOST_TEST((rows == expected));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_search_of_reductions_of_searches, Sched, every_scheduler) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(a_search_of_reductions_of_searches, every_scheduler) {
   const std::vector<plane> table = make_table(10, 6, 500);
   // The first plane with a row whose largest cell is below 999 (level 3: max_element).
   const auto has_low_row = [](const plane& p) -> tine::task<bool> {

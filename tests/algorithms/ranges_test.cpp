@@ -43,7 +43,7 @@ using range_schedulers =
 
 // Records which values in [0, n) were visited, and how often; copies share the record.
 struct visits {
-  std::shared_ptr<std::atomic<int>[]> count{new std::atomic<int>[n]{}};
+  std::shared_ptr<std::atomic<int>[]> count { new std::atomic<int>[n] {} };
 
   void operator()(long v) const { count[static_cast<std::size_t>(v)].fetch_add(1); }
 
@@ -94,8 +94,7 @@ const auto same = [](auto x) { return static_cast<long>(x); };
 
 BOOST_AUTO_TEST_SUITE(ranges)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(std_containers, Sched, range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(std_containers, range_schedulers) {
   const std::vector<long> values = iota_vector(n);
   std::vector<long> vector = values;
   std::array<long, n> array{};
@@ -121,7 +120,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(std_containers, Sched, range_schedulers) {
   visit_both_forms(sched, list, n, same, "list");
   visit_both_forms(sched, forward_list, n, same, "forward_list");
   visit_both_forms(sched, set, n, same, "set");
-  visit_both_forms(sched, map, n, [](const auto& kv) { return kv.second; }, "map");
+  visit_both_forms(
+      sched, map, n, [](const auto& kv) { return kv.second; }, "map");
   visit_both_forms(sched, std::as_const(list), n, same, "const list");
 
   // Written through: the gathered iterators refer to the caller's elements.
@@ -138,8 +138,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(std_containers, Sched, range_schedulers) {
   BOOST_TEST(written);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(iterator_pairs_and_pointers, Sched, range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(iterator_pairs_and_pointers, range_schedulers) {
   std::vector<long> vector = iota_vector(n);
   std::list<long> list(vector.begin(), vector.end());
   long* p = vector.data();
@@ -169,18 +168,18 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(iterator_pairs_and_pointers, Sched, range_schedule
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(std_views, Sched, range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(std_views, range_schedulers) {
   std::vector<long> vector = iota_vector(n);
   visit_both_forms(sched, std::views::iota(0L, n), n, same, "iota");
   visit_both_forms(sched, std::views::iota(0, static_cast<int>(n)), n, same, "iota int");
-  visit_both_forms(sched, vector | std::views::transform([](long x) { return n - 1 - x; }), n,
-                   same, "transform");
-  visit_both_forms(sched, vector | std::views::filter([](long x) { return x % 3 != 2; }),
-                   n / 3 * 2 + 2, [](long x) { return x / 3 * 2 + x % 3; }, "filter");
+  visit_both_forms(sched, vector | std::views::transform([](long x) { return n - 1 - x; }), n, same,
+                   "transform");
+  visit_both_forms(
+      sched, vector | std::views::filter([](long x) { return x % 3 != 2; }), n / 3 * 2 + 2,
+      [](long x) { return x / 3 * 2 + x % 3; }, "filter");
   visit_both_forms(sched, vector | std::views::take(100), 100, same, "take");
-  visit_both_forms(sched, vector | std::views::drop(n - 100),
-                   100, [](long x) { return x - (n - 100); }, "drop");
+  visit_both_forms(
+      sched, vector | std::views::drop(n - 100), 100, [](long x) { return x - (n - 100); }, "drop");
   visit_both_forms(sched, vector | std::views::reverse, n, same, "reverse");
   visit_both_forms(sched, std::views::iota(0L) | std::views::take(n), n, same, "unbounded iota");
   visit_both_forms(sched,
@@ -188,26 +187,28 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(std_views, Sched, range_schedulers) {
                        std::views::take(n),
                    n, same, "filter | reverse | take");
 #if defined(__cpp_lib_ranges_zip)
-  visit_both_forms(sched, std::views::zip(vector, vector), n,
-                   [](auto t) { return std::get<0>(t); }, "zip");
+  visit_both_forms(
+      sched, std::views::zip(vector, vector), n, [](auto t) { return std::get<0>(t); }, "zip");
 #endif
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(range_v3_views, Sched, range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(range_v3_views, range_schedulers) {
   std::vector<long> vector = iota_vector(n);
   visit_both_forms(sched, ranges::views::iota(0, static_cast<int>(n)), n, same, "v3 iota int");
   visit_both_forms(sched, ranges::views::iota(0L, n), n, same, "v3 iota long");
   visit_both_forms(sched, vector | ranges::views::transform([](long x) { return x; }), n, same,
                    "v3 transform");
-  visit_both_forms(sched, ranges::views::zip(vector, vector), n,
-                   [](auto t) { return std::get<0>(t); }, "v3 zip");
-  visit_both_forms(sched, vector | ranges::views::enumerate, n,
-                   [](auto t) { return static_cast<long>(t.first); }, "v3 enumerate");
+  visit_both_forms(
+      sched, ranges::views::zip(vector, vector), n, [](auto t) { return std::get<0>(t); },
+      "v3 zip");
+  visit_both_forms(
+      sched, vector | ranges::views::enumerate, n,
+      [](auto t) { return static_cast<long>(t.first); }, "v3 enumerate");
   // chunk: each element is a chunk of 10; visit its first value.
   const std::vector<long> tens = iota_vector(n * 10);
-  visit_both_forms(sched, tens | ranges::views::chunk(10), n,
-                   [](auto c) { return *c.begin() / 10; }, "v3 chunk");
+  visit_both_forms(
+      sched, tens | ranges::views::chunk(10), n, [](auto c) { return *c.begin() / 10; },
+      "v3 chunk");
 }
 
 // A 16-byte aligned value, passed in memory: what Clang once misplaced in coroutine frames
@@ -226,9 +227,7 @@ struct add_wide {
 // Every algorithm over `iota(0L) | take(n)`, whose iterator is a std::counted_iterator with an
 // __int128 count (16-byte aligned, 32 bytes), over that view as a temporary, and with callables
 // and values of a 16-byte aligned type: each as a parameter of the algorithm's coroutine.
-BOOST_AUTO_TEST_CASE_TEMPLATE(sixteen_byte_aligned_iterators_callables_values, Sched,
-                              range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(sixteen_byte_aligned_iterators_callables_values, range_schedulers) {
   const auto unbounded = std::views::iota(0L) | std::views::take(n);
   static_assert(alignof(std::ranges::iterator_t<decltype(unbounded)>) == 16);
   const long sum = n * (n - 1) / 2;
@@ -239,10 +238,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sixteen_byte_aligned_iterators_callables_values, S
              "temporary view");
   BOOST_TEST(tine::transform_reduce(sched, unbounded, 0L, std::plus<>{}, plus_one) == sum + n);
   // The counts are the view's difference type, an __int128 that Boost.Test cannot print.
-  BOOST_TEST(static_cast<long>(tine::count_if(sched, unbounded, [](long x) { return x % 2 == 0; })) ==
-             (n + 1) / 2);
-  BOOST_TEST(static_cast<long>(tine::count(sched, std::views::iota(0L) | std::views::take(n), 7L)) ==
-             1);
+  BOOST_TEST(static_cast<long>(tine::count_if(sched, unbounded,
+                                              [](long x) { return x % 2 == 0; })) == (n + 1) / 2);
+  BOOST_TEST(
+      static_cast<long>(tine::count(sched, std::views::iota(0L) | std::views::take(n), 7L)) == 1);
   BOOST_TEST(*tine::find_if(sched, unbounded, [](long x) { return x == 500; }) == 500);
   BOOST_TEST(tine::any_of(sched, unbounded, [](long x) { return x == n - 1; }));
   BOOST_TEST(*tine::min_element(sched, unbounded) == 0);
@@ -284,8 +283,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sixteen_byte_aligned_iterators_callables_values, S
   BOOST_TEST(calls.load() == 3);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(temporaries_live_until_the_end, Sched, range_schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(temporaries_live_until_the_end, range_schedulers) {
   {
     visits seen;
     tine::for_each(sched, iota_vector(n), seen);

@@ -78,8 +78,7 @@ tine::task<long> no_default_in_task(const std::list<long>* l) {
 
 BOOST_AUTO_TEST_SUITE(reduce)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(sums_like_accumulate, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(sums_like_accumulate, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<long> v = iota_vector(n);
     const long expected = std::accumulate(v.begin(), v.end(), 5L);
@@ -94,8 +93,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sums_like_accumulate, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(combines_in_order, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<tine_test::interval> v = tine_test::unit_intervals(n);
     const tine_test::interval init{-1, 0, true};
@@ -109,8 +107,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
 
 // clang-format off
 // [docs:reduce_strings]
-BOOST_AUTO_TEST_CASE_TEMPLATE(concatenates_strings_in_order, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(concatenates_strings_in_order, schedulers) {
   const std::vector<std::string> words = {"fork", "-", "join", " ", "keeps",
                                           " ", "the", " ", "order"};
   // String concatenation is associative but not commutative: reduce never reorders.
@@ -121,8 +118,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(concatenates_strings_in_order, Sched, schedulers) 
 // [docs:reduce_strings end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(long_strings, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(long_strings, schedulers) {
   std::vector<std::string> v;
   for (int i = 0; i < 1031; ++i) {
     v.push_back(std::to_string(i) + ",");
@@ -133,8 +129,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(long_strings, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(transform_reduce_unary_and_binary, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(transform_reduce_unary_and_binary, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<long> a = iota_vector(n);
     std::vector<long> b(n);
@@ -160,8 +155,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(transform_reduce_unary_and_binary, Sched, schedule
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(containers_spans_and_views, schedulers) {
   const std::deque<int> d(1000, 2);
   BOOST_TEST(tine::reduce(sched, d, 0) == 2000);
   const std::array<double, 5> arr = {0.5, 1.5, 2.5, 3.5, 4.5};
@@ -177,8 +171,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(containers_spans_and_views, Sched, schedulers) {
 
 // Forward ranges (their iterators are gathered once) and range-v3's iota over long (indexed
 // through its own iterators).
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_maps_and_long_iota, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_sets_maps_and_long_iota, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<long> v = iota_vector(n);
     const std::list<long> l(v.begin(), v.end());
@@ -202,8 +195,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_maps_and_long_iota, Sched, schedulers) 
   BOOST_TEST(tine::reduce(sched, ranges::views::iota(0L, 100003L), 0L) == 100002L * 100003L / 2);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<long> v = iota_vector(10007);
   long squares = 0;
   for (long x : v) {
@@ -214,8 +206,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   BOOST_TEST(tine::sync_wait(sched, owned_view_sum, 0) == 0L);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(accumulator_without_default_constructor, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(accumulator_without_default_constructor, schedulers) {
   const std::vector<long> v = iota_vector(1031);
   auto op = [](no_default a, no_default b) { return no_default(a.v + b.v); };
   auto to = [](long x) { return no_default(x); };
@@ -227,8 +218,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(accumulator_without_default_constructor, Sched, sc
   BOOST_TEST(tine::sync_wait(sched, no_default_in_task, &l) == 1031L * 1032L / 2);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 15)) {
       std::vector<std::string> v(n, "x");

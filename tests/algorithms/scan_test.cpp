@@ -63,8 +63,7 @@ tine::task<long> scan_of_temporary(std::vector<long>* out) {
 
 BOOST_AUTO_TEST_SUITE(scan)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_scans, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_scans, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<long> in = input(n);
     std::vector<long> inc(n), inc_init(n), exc(n);
@@ -102,8 +101,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_scans, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(combines_in_order, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<tine_test::interval> in = tine_test::unit_intervals(n);
     for (tine::grain g : tine_test::grains(n, 32)) {
@@ -126,8 +124,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(combines_in_order, Sched, schedulers) {
 
 // clang-format off
 // [docs:scan_strings]
-BOOST_AUTO_TEST_CASE_TEMPLATE(prefixes_of_words, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(prefixes_of_words, schedulers) {
   const std::vector<std::string> words = {"a", "b", "c", "d", "e"};
   std::vector<std::string> prefixes(words.size());
   tine::inclusive_scan(sched, words, prefixes.begin(), std::plus<>{}, tine::grain{2});
@@ -139,8 +136,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(prefixes_of_words, Sched, schedulers) {
 // [docs:scan_strings end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(views_and_spans, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(views_and_spans, schedulers) {
   std::vector<long> out(100003);
   tine::inclusive_scan(sched, ranges::views::iota(0, 100003), out.begin(), std::plus<>{}, 0L);
   BOOST_TEST(out.back() == 100002L * 100003L / 2);
@@ -152,8 +148,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(views_and_spans, Sched, schedulers) {
   BOOST_TEST(out[9] == 20);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     const std::vector<long> in = input(n);
     const std::list<long> l(in.begin(), in.end());
@@ -171,8 +166,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<long> sizes = input(10007);
   for (long& s : sizes) {
     s += 5;
@@ -189,8 +183,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
   BOOST_TEST(offsets.front() == 2);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 33)) {
       std::vector<std::string> in(n, "x");

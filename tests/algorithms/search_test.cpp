@@ -58,8 +58,7 @@ tine::task<bool> all_small_view(int n) {
 
 BOOST_AUTO_TEST_SUITE(search)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(finds_the_first_hit, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(finds_the_first_hit, schedulers) {
   std::mt19937 rng(41);
   for (std::size_t n : tine_test::sizes) {
     std::vector<std::size_t> places = {n};  // nowhere
@@ -92,8 +91,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(finds_the_first_hit, Sched, schedulers) {
 
 // clang-format off
 // [docs:search_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(first_negative, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(first_negative, schedulers) {
   std::vector<int> v(100000, 1);
   v[70000] = -1;
   v[90000] = -2;
@@ -106,8 +104,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(first_negative, Sched, schedulers) {
 // [docs:search_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(stops_early, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(stops_early, schedulers) {
   // A hit at the start: once found, pieces not yet started are skipped and running leaves stop,
   // so far fewer than n elements are examined (the bound is loose: leaves already running
   // finish their current element).
@@ -127,8 +124,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stops_early, Sched, schedulers) {
   BOOST_TEST(calls.load() < n / 4);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(views_spans_and_task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(views_spans_and_task_forms, schedulers) {
   std::vector<int> v(1031);
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<int>(i) + 1;
@@ -148,8 +144,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(views_spans_and_task_forms, Sched, schedulers) {
 
 // Positions into a forward range come back as its own iterators; into a temporary that owns its
 // elements, as std::ranges::dangling.
-BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_and_temporaries, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(lists_sets_and_temporaries, schedulers) {
   std::list<int> l;
   for (int i = 0; i < 1031; ++i) {
     l.push_back(i % 100);
@@ -168,8 +163,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lists_sets_and_temporaries, Sched, schedulers) {
   BOOST_TEST(tine::any_of(sched, std::vector<int>(l.begin(), l.end()), big));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(exceptions_reach_the_caller_after_all_work, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(exceptions_reach_the_caller_after_all_work, schedulers) {
   for (std::size_t n : {1UL, 97UL, 100003UL}) {
     for (std::size_t bad : tine_test::throw_points(n, 43)) {
       tine_test::gauge gauge;

@@ -143,8 +143,7 @@ std::vector<tine::grain> grains_for(std::size_t n, unsigned seed) {
 
 BOOST_AUTO_TEST_SUITE(sort)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_sort, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(matches_std_sort, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (pattern p : patterns) {
       if (sanitized && n > 1031 && p != pattern::random && p != pattern::many_duplicates) {
@@ -166,8 +165,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matches_std_sort, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(stable_sort_keeps_the_order_of_equal_keys, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(stable_sort_keeps_the_order_of_equal_keys, schedulers) {
   for (std::size_t n : tine_test::sizes) {
     for (pattern p : {pattern::many_duplicates, pattern::all_equal, pattern::random}) {
       const std::vector<item> input = make_items(n, p, 23);
@@ -182,8 +180,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stable_sort_keeps_the_order_of_equal_keys, Sched, 
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(sort_with_a_comparator_and_a_projection, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(sort_with_a_comparator_and_a_projection, schedulers) {
   const std::vector<item> input = make_items(10007, pattern::many_duplicates, 3);
   std::vector<item> v = input;
   auto by_key_descending = [](int a, int b) { return a > b; };
@@ -194,8 +191,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sort_with_a_comparator_and_a_projection, Sched, sc
 
 // clang-format off
 // [docs:sort_basic]
-BOOST_AUTO_TEST_CASE_TEMPLATE(sort_and_stable_sort, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(sort_and_stable_sort, schedulers) {
   std::vector<double> v = {3.5, -1.0, 2.25, 0.0, 8.0, -7.5};
   tine::sort(sched, v);
   BOOST_TEST((v == std::vector<double>{-7.5, -1.0, 0.0, 2.25, 3.5, 8.0}));
@@ -215,8 +211,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sort_and_stable_sort, Sched, schedulers) {
 // [docs:sort_basic end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(deque_and_list_inputs, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(deque_and_list_inputs, schedulers) {
   const std::vector<int> input = make_input(5003, pattern::many_duplicates, 17);
   std::vector<int> expected = input;
   std::sort(expected.begin(), expected.end());
@@ -238,8 +233,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(deque_and_list_inputs, Sched, schedulers) {
   BOOST_TEST(std::ranges::equal(std::vector<int>(l2.rbegin(), l2.rend()), expected));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(move_only_elements, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(move_only_elements, schedulers) {
   for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{1031}, std::size_t{20011}}) {
     const std::vector<item> keys = make_items(n, pattern::many_duplicates, 31);
     std::vector<std::unique_ptr<item>> v;
@@ -269,8 +263,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(move_only_elements, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_throwing_comparator_leaves_a_permutation, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(a_throwing_comparator_leaves_a_permutation, schedulers) {
   for (std::size_t n : {std::size_t{2}, std::size_t{97}, std::size_t{1031}, std::size_t{20011}}) {
     const std::vector<item> input = make_items(n, pattern::many_duplicates, 41);
     for (tine::grain g : {tine::grain{}, tine::grain{1}, tine::grain{40}}) {
@@ -313,9 +306,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_throwing_comparator_leaves_a_permutation, Sched,
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(the_buffer_failing_to_allocate_reaches_the_caller, Sched,
-                              schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(the_buffer_failing_to_allocate_reaches_the_caller, schedulers) {
   const std::vector<item> input = make_items(4099, pattern::random, 43);
   std::vector<item> v = input;
   g_fail_size = input.size() * sizeof(item);
@@ -345,8 +336,7 @@ tine::task<void> sort_both(std::vector<int>* a, std::vector<int>* b) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms, schedulers) {
   std::vector<int> a = make_input(30011, pattern::random, 51);
   std::vector<int> b = make_input(20011, pattern::many_duplicates, 53);
   std::vector<int> ea = a;

@@ -35,9 +35,7 @@ std::vector<long> values(std::size_t n) {
 }
 
 // A body that forks: the element's square as the sum of two halves computed in parallel.
-tine::task<long> half_square(long x, int half) {
-  co_return half == 0 ? x * x / 2 : x * x - x * x / 2;
-}
+tine::task<long> half_square(long x, int half) { co_return half == 0 ? x* x / 2 : x* x - x* x / 2; }
 tine::task<long> square(long x) {
   long a = 0;
   long b = 0;
@@ -91,8 +89,7 @@ struct row {
   std::vector<double> cells;
 };
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(rows_sorted_in_parallel, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(rows_sorted_in_parallel, schedulers) {
   std::vector<row> rows(100, row{std::vector<double>(2000)});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < 2000; ++j) {
@@ -118,8 +115,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(rows_sorted_in_parallel, Sched, schedulers) {
 // [docs:task_bodies_rows end]
 // clang-format on
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_reduction_whose_op_is_parallel, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(a_reduction_whose_op_is_parallel, schedulers) {
   // Sorted runs of 0, 1, ... merged into one sorted vector.
   std::vector<std::vector<int>> runs(40);
   std::vector<int> expected;
@@ -136,8 +132,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_reduction_whose_op_is_parallel, Sched, scheduler
   BOOST_TEST((all == expected));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_and_map, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(for_each_and_map, schedulers) {
   for (std::size_t n : task_sizes) {
     for (tine::grain g : tine_test::grains(n, 3)) {
       std::vector<long> v = values(n);
@@ -167,8 +162,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(for_each_and_map, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_and_transform_reduce, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(reduce_and_transform_reduce, schedulers) {
   for (std::size_t n : task_sizes) {
     for (tine::grain g : tine_test::grains(n, 5)) {
       const std::vector<long> v = values(n);
@@ -207,8 +201,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reduce_and_transform_reduce, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(counts_and_searches, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(counts_and_searches, schedulers) {
   for (std::size_t n : task_sizes) {
     for (tine::grain g : tine_test::grains(n, 7)) {
       const std::vector<long> v = values(n);
@@ -232,8 +225,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(counts_and_searches, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(comparisons, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(comparisons, schedulers) {
   for (std::size_t n : task_sizes) {
     for (tine::grain g : tine_test::grains(n, 9)) {
       const std::vector<long> v = values(n);
@@ -251,8 +243,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(comparisons, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(scans, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(scans, schedulers) {
   for (std::size_t n : task_sizes) {
     for (tine::grain g : tine_test::grains(n, 11)) {
       const std::vector<long> v = values(n);
@@ -283,8 +274,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(scans, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(a_throwing_task_body_reaches_the_caller, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(a_throwing_task_body_reaches_the_caller, schedulers) {
   for (std::size_t n : {std::size_t{7}, std::size_t{1031}}) {
     for (std::size_t at : tine_test::throw_points(n, 13)) {
       std::vector<long> v(n);
@@ -304,11 +294,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_throwing_task_body_reaches_the_caller, Sched, sc
         if (static_cast<std::size_t>(x) == at) {
           throw tine_test::test_error("transform");
         }
-        co_return x * x;
+        co_return x* x;
       };
-      BOOST_CHECK_THROW((void)tine::transform_reduce(sched, v, 0L, plus_task, throwing_square,
-                                                     tine::grain{3}),
-                        tine_test::test_error);
+      BOOST_CHECK_THROW(
+          (void)tine::transform_reduce(sched, v, 0L, plus_task, throwing_square, tine::grain{3}),
+          tine_test::test_error);
       const auto throwing_plus = [](long, long) -> tine::task<long> {
         throw tine_test::test_error("op");
         co_return 0;
@@ -337,8 +327,7 @@ tine::task<long> sum_of_squares(const std::vector<long>* v) {
   co_return total;
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(task_forms_with_task_bodies, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(task_forms_with_task_bodies, schedulers) {
   const std::vector<long> v = values(1031);
   long expected = 0;
   for (long x : v) {
@@ -415,17 +404,15 @@ tine::task<int> calls_blocking_algorithms(Sched* sched) {
 
 BOOST_AUTO_TEST_SUITE(blocking_on_a_worker)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(inside_a_task, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(inside_a_task, schedulers) {
   // Every blocking algorithm, on the task's own scheduler and on another one.
-  BOOST_TEST(tine::sync_wait(sched, calls_blocking_algorithms<Sched>, &sched) == 23);
+  BOOST_TEST(tine::sync_wait(sched, calls_blocking_algorithms<tine::scheduler_ref>, &sched) == 23);
   tine::inline_scheduler other;
   BOOST_TEST(tine::sync_wait(sched, calls_blocking_algorithms<tine::inline_scheduler>, &other) ==
              23);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(inside_an_algorithms_body, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(inside_an_algorithms_body, schedulers) {
   const std::vector<long> rows = values(8);
   try {
     tine::for_each(sched, rows, [&sched](long) { (void)tine::reduce(sched, values(4)); });

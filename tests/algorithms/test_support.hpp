@@ -2,9 +2,9 @@
 #define TINE_TESTS_ALGORITHMS_TEST_SUPPORT_HPP
 
 // Shared by the algorithm tests: the schedulers every test runs on (inline, the stealing test
-// pool with 1-3 threads, busy_pool and lazy_pool; fewer under the sanitizers), the input sizes, grain sizes
-// (fixed seeds), an error type, and a gauge that proves no user callback is still running when
-// an exception reaches the caller.
+// pool with 1-3 threads, busy_pool and lazy_pool; fewer under the sanitizers), the input sizes,
+// grain sizes (fixed seeds), an error type, and a gauge that proves no user callback is still
+// running when an exception reaches the caller.
 
 #include <atomic>
 #include <cstddef>
@@ -13,8 +13,10 @@
 #include <vector>
 
 #include <boost/mpl/list.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <tine/algorithms/grain.hpp>
+#include <tine/core/scheduler_ref.hpp>
 #include <tine/schedulers/busy_pool.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/schedulers/lazy_pool.hpp>
@@ -61,6 +63,20 @@ using schedulers =
 // 2 threads runs in the plain and Clang builds.
 using schedulers = boost::mpl::list<tine::inline_scheduler, pool<3>, busy2, lazy2>;
 #endif
+
+// TINE_SCHEDULER_TEST_CASE(name, list) { ... `sched` ... }: one test case per scheduler of the
+// list (named as BOOST_AUTO_TEST_CASE_TEMPLATE names them), whose body sees the scheduler as a
+// tine::scheduler_ref `sched`. The body is compiled once, not once per scheduler type: its
+// algorithm calls, and every lambda in it, would otherwise be instantiated six times over (once
+// per type of the list), which made these tests the longest compilations of the suite. What
+// runs is the same: each scheduler's own schedule() behind the reference.
+#define TINE_SCHEDULER_TEST_CASE(name, list)         \
+  void name##_on(tine::scheduler_ref sched);         \
+  BOOST_AUTO_TEST_CASE_TEMPLATE(name, Sched, list) { \
+    Sched concrete;                                  \
+    name##_on(tine::scheduler_ref(concrete));        \
+  }                                                  \
+  void name##_on(tine::scheduler_ref sched)
 
 // Empty, one, two, odd, prime, and large (also prime) inputs.
 inline const std::vector<std::size_t> sizes = {0, 1, 2, 7, 97, 1031, 100003};

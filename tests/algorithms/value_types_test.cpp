@@ -104,8 +104,7 @@ tine::task<long> in_a_task(std::vector<only_moved>* v) {
 
 BOOST_AUTO_TEST_SUITE(value_types)
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(element_wise, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(element_wise, schedulers) {
   std::vector<only_moved> v = moved_values();
   const std::vector<long> before = get_all(v);
   tine::for_each(sched, v, [](only_moved& x) { *x.value += 1; });
@@ -137,8 +136,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(element_wise, Sched, schedulers) {
   BOOST_TEST(seen == 3);
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(folds, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(folds, schedulers) {
   std::vector<long> longs(n);
   std::iota(longs.begin(), longs.end(), 0L);
   const long sum = std::accumulate(longs.begin(), longs.end(), 5L);
@@ -181,8 +179,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(folds, Sched, schedulers) {
   }
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(searches_counts_comparisons, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(searches_counts_comparisons, schedulers) {
   const std::vector<only_moved> v = moved_values();
   const std::vector<long> values = get_all(v);
   const auto big = [](const only_moved& x) { return x.get() > 1000; };
@@ -211,8 +208,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(searches_counts_comparisons, Sched, schedulers) {
   BOOST_TEST((hi - v.begin() == shi - values.begin()));
 }
 
-BOOST_AUTO_TEST_CASE_TEMPLATE(sorts_and_merges, Sched, schedulers) {
-  Sched sched;
+TINE_SCHEDULER_TEST_CASE(sorts_and_merges, schedulers) {
   std::vector<only_moved> v = moved_values();
   std::vector<long> expected = get_all(v);
   std::ranges::sort(expected);

@@ -75,7 +75,9 @@ BOOST_AUTO_TEST_CASE(on_the_inline_scheduler) {
 
 BOOST_AUTO_TEST_CASE(with_stealing, *boost::unit_test::timeout(120)) {
   tine::busy_pool<> pool(2);
-  for (int i = 0; i < 20; ++i) {
+  // Twenty rounds, then more until a steal has happened (a loaded machine may keep the second
+  // worker off its core through many of them), with a bound.
+  for (int i = 0; i < 20 || (i < 5000 && pool.stats().steals_succeeded == 0); ++i) {
     run<32>(pool, 12);
     run<64>(pool, 12);
   }

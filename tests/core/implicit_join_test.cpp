@@ -8,6 +8,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -90,6 +92,39 @@ tine::task<void> chain(cascade* c, long n, bool wait_for_parent) {
   co_return;  // no join: the last strand to finish completes this task
 }
 
+// Threads created while one of these lives (the pool's workers) get `bytes` of stack: the
+// process-wide default of pthread_create, restored at the end.
+class small_thread_stacks {
+ public:
+  explicit small_thread_stacks(std::size_t bytes) {
+    pthread_attr_t attr;
+    BOOST_TEST_REQUIRE(pthread_getattr_default_np(&saved_) == 0);
+    BOOST_TEST_REQUIRE(pthread_attr_init(&attr) == 0);
+    BOOST_TEST_REQUIRE(pthread_attr_setstacksize(&attr, bytes) == 0);
+    BOOST_TEST_REQUIRE(pthread_setattr_default_np(&attr) == 0);
+    pthread_attr_destroy(&attr);
+  }
+  ~small_thread_stacks() {
+    pthread_setattr_default_np(&saved_);
+    pthread_attr_destroy(&saved_);
+  }
+  small_thread_stacks(const small_thread_stacks&) = delete;
+  small_thread_stacks& operator=(const small_thread_stacks&) = delete;
+
+ private:
+  pthread_attr_t saved_;
+};
+
+tine::task<std::size_t> own_stack_size() {
+  pthread_attr_t attr;
+  std::size_t bytes = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstacksize(&attr, &bytes);
+    pthread_attr_destroy(&attr);
+  }
+  co_return bytes;
+}
+
 // ---- a stack_array alive when the task throws between fork and join ---------------------------
 struct throw_state {
   std::atomic<bool> parent_threw{false};
@@ -154,11 +189,15 @@ BOOST_AUTO_TEST_CASE(with_stealing, *boost::unit_test::timeout(120)) {
 }
 
 // Before the completion paths became a loop, each level nested a few C++ calls: 300,000 levels
-// overflowed an 8 MiB thread stack. Every level is a steal that waits for the other worker, a few
-// hundred microseconds each on a loaded 2-core machine: 400,000 keeps the margin at a few minutes.
+// overflowed an 8 MiB thread stack, so each level took at least 28 bytes of it. The workers here
+// get 512 KiB stacks, on which that code would have overflowed before 19,000 levels: 60,000 keeps
+// a threefold margin. Every level is a steal that waits for the other worker, which is slow on a
+// loaded machine; the small stack is what keeps the depth, and the test's time, small.
 BOOST_AUTO_TEST_CASE(deep_cascade_of_stolen_forks, *boost::unit_test::timeout(600)) {
-  constexpr long depth = 400'000;
+  constexpr long depth = 60'000;
+  const small_thread_stacks stacks(512 * 1024);
   tine::busy_pool<> pool(2);
+  BOOST_TEST(tine::sync_wait(pool, own_stack_size) <= 512u * 1024);  // the workers got them
   cascade c(depth);
   tine::sync_wait(pool, chain, &c, depth, false);
   BOOST_TEST(c.leaves.load() == 1);

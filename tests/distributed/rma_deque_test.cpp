@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
   check_single_rank_rules();
   check_neighbour_steals(MPI_COMM_WORLD);
   // More rounds for a longer run by hand: rma_deque_test_program ROUNDS.
-  check_concurrent(MPI_COMM_WORLD, argc > 1 ? std::atoi(argv[1]) : 3000);
+  check_concurrent(MPI_COMM_WORLD, argc > 1 ? std::atoi(argv[1]) : 1500);
   const int status = tine_test::finish("rma_deque_test");
   return status;
 }
