@@ -4,14 +4,17 @@
 #
 #   1. configure, build (Release, -j2, -Wall -Wextra -Werror) and install tine to a temp prefix;
 #   2. the installed version file accepts find_package(tine 0.1) and rejects 0.2 and 1.0;
-#   3. examples/cmake_consumer with find_package(tine 0.1) against that prefix;
-#   4. the same project with add_subdirectory(tine sources);
+#   3. examples/cmake_consumer with find_package(tine 0.1) against that prefix, and with
+#      find_package(tine 0.1 COMPONENTS distributed) and its MPI program on two ranks;
+#   4. the same project with add_subdirectory(tine sources), its MPI program included;
 #   5. the same project with FetchContent from the release archive (tools/release.sh
 #      --allow-dirty; file:// URL and sha256), or from the source directory outside a git tree;
 #   6. examples/cmake_consumer/main.cpp built with `pkg-config --cflags --libs tine` (g++, and
 #      clang++-16 when installed);
-#   7. if the tree has policies/topology_flat.cpp: tine built with TINE_WITH_HWLOC=OFF, whose
-#      tine.pc must not require hwloc, and main.cpp built against it.
+#   7. if the tree has policies/topology_flat.cpp: tine built with TINE_WITH_HWLOC=OFF (and
+#      TINE_WITH_MPI=OFF, which must install no distributed layer, and against which
+#      find_package(tine COMPONENTS distributed) must fail saying so), whose tine.pc must not
+#      require hwloc, and main.cpp built against it.
 #
 # Each consumer runs its programs, which exit non-zero on a wrong result. One line per step
 # ("ok" or "FAIL", with the log's tail on failure); exits non-zero if any step failed.
@@ -53,14 +56,28 @@ install_tine() {
     echo "installed $(cd "$prefix" && find . -type f | wc -l) files to the prefix"
 }
 
-# consumer BUILD_DIR [CMAKE ARGS...]: configures, builds and runs examples/cmake_consumer.
+# mpi_run N PROGRAM: the program on N ranks of this machine, with the MPI library's mpiexec
+# (Hydra's fork launcher; Open MPI's, oversubscribed and allowed to run as root, as CI does).
+mpi_run() {
+  local n="$1"
+  shift
+  if mpiexec --version 2>&1 | grep -q "Open MPI"; then
+    timeout 120 mpiexec --oversubscribe --allow-run-as-root -n "$n" "$@"
+  else
+    timeout 120 mpiexec -launcher fork -n "$n" "$@"
+  fi
+}
+
+# consumer BUILD_DIR [CMAKE ARGS...]: configures, builds and runs examples/cmake_consumer (and its
+# distributed_app on two ranks, when configured with -DTINE_CONSUMER_DISTRIBUTED=ON).
 consumer() {
   local build="$1"
   shift
   cmake -S "$src/examples/cmake_consumer" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" &&
     cmake --build "$build" -j2 &&
     "$build/testing_app" &&
-    "$build/app"
+    "$build/app" &&
+    if [ -x "$build/distributed_app" ]; then mpi_run 2 "$build/distributed_app"; fi
 }
 
 # The package version file alone (SameMinorVersion while tine is 0.x).
@@ -114,14 +131,18 @@ if [ "$failed" -eq 0 ]; then
   step "version rule (tineConfigVersion.cmake)" version.log version_rule prefix
   step "find_package consumer" find_package.log consumer find_package \
     -DCMAKE_PREFIX_PATH="$tmp/prefix"
+  step "find_package consumer of tine::distributed (COMPONENTS distributed)" \
+    find_package_distributed.log consumer find_package_distributed \
+    -DCMAKE_PREFIX_PATH="$tmp/prefix" -DTINE_CONSUMER_DISTRIBUTED=ON
   for cxx in g++ clang++-16; do
     if command -v "$cxx" >/dev/null; then
       step "pkg-config consumer ($cxx)" "pkg-config-$cxx.log" pkg_consumer "$tmp/prefix" "$cxx"
     fi
   done
 fi
-step "add_subdirectory consumer" subdirectory.log consumer subdirectory \
-  -DTINE_FROM=subdirectory -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags"
+step "add_subdirectory consumer (tine::distributed too)" subdirectory.log consumer subdirectory \
+  -DTINE_FROM=subdirectory -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags" \
+  -DTINE_CONSUMER_DISTRIBUTED=ON
 if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ]; then
   archive="" sha256=""
   step "release archive" archive.log source_archive  # sets archive and sha256
@@ -136,7 +157,21 @@ fi
 # Without hwloc: only when the tree can build it (policies/topology_flat.cpp).
 if [ -f "$src/policies/topology_flat.cpp" ]; then
   no_hwloc() {
-    install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF || return 1
+    install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF -DTINE_WITH_MPI=OFF || return 1
+    if [ -d "$tmp/prefix-flat/include/tine/distributed" ] ||
+      grep -q "tine::distributed" "$tmp/prefix-flat/lib/cmake/tine/tineTargets.cmake"; then
+      echo "tine configured with TINE_WITH_MPI=OFF installed its distributed layer"
+      return 1
+    fi
+    # Asked of it, the distributed component is not found, and configuring says why.
+    if cmake -S "$src/examples/cmake_consumer" -B "$tmp/no-mpi-consumer" \
+      -DCMAKE_PREFIX_PATH="$tmp/prefix-flat" -DTINE_CONSUMER_DISTRIBUTED=ON >no-mpi.log 2>&1 ||
+      ! grep -q "tine was built without MPI" no-mpi.log; then
+      echo "find_package(tine COMPONENTS distributed) of a tine built without MPI did not fail" \
+        "saying so:"
+      cat no-mpi.log
+      return 1
+    fi
     if PKG_CONFIG_PATH="$tmp/prefix-flat/lib/pkgconfig" pkg-config --print-requires tine |
       grep -q hwloc; then
       echo "tine.pc of a build without hwloc requires hwloc"
