@@ -44,6 +44,18 @@ bool randomisation_disabled_system_wide() {
 
 }  // namespace
 
+void choose_one_sided_components() {
+#if defined(OPEN_MPI)
+  // Open MPI (4.1.4, Debian 12's) chooses a one-sided component per window, and left to itself
+  // with MPI_THREAD_MULTIPLE on one machine it gives tine's windows to pt2pt or rdma: the
+  // region's MPI_Win_create then fails ("MPI_ERR_WIN: invalid window") on one rank, and the
+  // deque's window crashes on two. Without them, sm takes the windows whose ranks share memory
+  // (atomics complete without the target) and ucx the others. 0: a user's own choice stands;
+  // an excluded name that a version lacks is ignored.
+  ::setenv("OMPI_MCA_osc", "^pt2pt,rdma", 0);
+#endif
+}
+
 void restart_without_randomisation(char** argv) {
   const int current = ::personality(0xffffffff);
   if (current == -1 || (current & ADDR_NO_RANDOMIZE) != 0 || randomisation_disabled_system_wide()) {
@@ -106,6 +118,7 @@ environment::environment(int& argc, char**& argv) {
   if (initialised != 0) {
     MPI_Query_thread(&provided);
   } else {
+    detail::choose_one_sided_components();
     detail::restart_without_randomisation(argv);
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     m_owns = true;

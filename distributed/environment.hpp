@@ -15,6 +15,11 @@
 /// Everything the program did before constructing the environment is therefore done twice:
 /// construct it first in `main`. A program that initialises MPI itself cannot be executed again
 /// (MPI is running): start it under `setarch -R` (each rank: `mpiexec -n 4 setarch -R ./app`).
+///
+/// Built against Open MPI, the environment also keeps Open MPI from giving tine's windows to its
+/// `pt2pt` and `rdma` one-sided components, which fail with `MPI_THREAD_MULTIPLE` (it sets
+/// `OMPI_MCA_osc=^pt2pt,rdma` unless the variable is set already). A program that initialises
+/// Open MPI itself sets that variable, or passes `--mca osc ^pt2pt,rdma` to `mpiexec`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -54,6 +59,10 @@ namespace detail {
 /// Stops the program if code and libraries are not at the same addresses on every rank of
 /// `comm` (collective). Called by the environment; exposed for tests.
 void check_same_layout(MPI_Comm comm);
+
+/// Open MPI only: excludes the one-sided components that fail with tine's windows (see the file
+/// comment), unless `OMPI_MCA_osc` is set. Before `MPI_Init_thread`; nothing with MPICH.
+void choose_one_sided_components();
 
 /// Turns address-space randomisation off and executes the program again, unless it is already
 /// off or `TINE_MPI_KEEP_ASLR=1` (for a test of the check itself). Returns if nothing was done.

@@ -56,15 +56,18 @@ install_tine() {
     echo "installed $(cd "$prefix" && find . -type f | wc -l) files to the prefix"
 }
 
-# mpi_run N PROGRAM: the program on N ranks of this machine, with the MPI library's mpiexec
-# (Hydra's fork launcher; Open MPI's, oversubscribed and allowed to run as root, as CI does).
+# mpi_run BUILD_DIR N PROGRAM: the program on N ranks of this machine, with the mpiexec that
+# FindMPI found for the build (Hydra's fork launcher; Open MPI's oversubscribed and allowed to run
+# as root, as CI does).
 mpi_run() {
-  local n="$1"
-  shift
-  if mpiexec --version 2>&1 | grep -q "Open MPI"; then
-    timeout 120 mpiexec --oversubscribe --allow-run-as-root -n "$n" "$@"
+  local build="$1" n="$2" mpiexec
+  shift 2
+  mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  [ -n "$mpiexec" ] || mpiexec=mpiexec
+  if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then
+    timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"
   else
-    timeout 120 mpiexec -launcher fork -n "$n" "$@"
+    timeout 120 "$mpiexec" -launcher fork -n "$n" "$@"
   fi
 }
 
@@ -77,7 +80,7 @@ consumer() {
     cmake --build "$build" -j2 &&
     "$build/testing_app" &&
     "$build/app" &&
-    if [ -x "$build/distributed_app" ]; then mpi_run 2 "$build/distributed_app"; fi
+    if [ -x "$build/distributed_app" ]; then mpi_run "$build" 2 "$build/distributed_app"; fi
 }
 
 # The package version file alone (SameMinorVersion while tine is 0.x).

@@ -47,6 +47,7 @@ packages=(
   libssl-dev        # libcrypto's SHA-1 for a benchmark
   libomp-dev        # LLVM's OpenMP runtime, for a benchmark peer
   libmpich-dev mpich  # MPI for distributed/ (MPICH: docs/distributed.md says why)
+  openmpi-bin libopenmpi-dev  # Open MPI: tools/check_openmpi.sh
 )
 if [ "$with_doxygen" = 1 ]; then
   packages+=(doxygen)  # the API reference (tools/check_api_reference.sh)

@@ -127,6 +127,14 @@ if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then
   checks+=(--check "cmake-consumers=$rc")
 fi
 
+# The distributed layer on Open MPI (the Bazel suite's MPI is MPICH): built with CMake against
+# Open MPI, its foundation's test programs on 1 and 2 ranks (about a minute).
+echo "=== tools/check_openmpi.sh"
+tools/check_openmpi.sh </dev/null
+rc=$?
+echo "=== tools/check_openmpi.sh exited $rc"
+checks+=(--check "openmpi=$rc")
+
 # The trace viewer (tools/trace_view.py) in headless Chromium: the page shows what the trace holds
 # (about 10 s, plus about 30 s to install chromium the first time).
 if [ "${TINE_SKIP_TRACE_VIEWER:-0}" != 1 ]; then

@@ -60,4 +60,6 @@ def mpi_test(name, program, ranks, seconds = 120, args = [], env = {}, launcher 
         data = [program],
         env = env,
         tags = ["no-tsan"],
+        # Longer than the run's own limit, so that mpi_run.sh reports an overrun itself.
+        timeout = "moderate" if seconds < 240 else "long",
     )

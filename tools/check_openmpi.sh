@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tine's distributed layer on Open MPI (Debian's openmpi-bin and libopenmpi-dev), beside the
+# Bazel test suite's MPICH: tine built with CMake against Open MPI's compiler wrapper, and the
+# distributed foundation's test programs (the region, the deque, the pool, steals and
+# exceptions across ranks) built against it and run on 1 and 2 ranks. Open MPI's mpiexec runs
+# here oversubscribed (2 cores) and as root (CI). One line per program ("ok" or "FAIL" with its
+# output's tail); exits non-zero if any failed. About three minutes on 2 cores.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+src="$PWD"
+
+tools/install-deps.sh >/dev/null || { echo "FAIL install-deps.sh"; exit 1; }
+mpicxx="$(command -v mpicxx.openmpi)" || { echo "FAIL: no mpicxx.openmpi (apt-get install libopenmpi-dev)"; exit 1; }
+mpiexec="$(command -v mpiexec.openmpi)" || { echo "FAIL: no mpiexec.openmpi (apt-get install openmpi-bin)"; exit 1; }
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/tine-openmpi.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "$("$mpiexec" --version 2>&1 | head -n 1), $("$mpicxx" --version | head -n 1)"
+if ! cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DTINE_WITH_MPI=ON \
+  -DMPI_CXX_COMPILER="$mpicxx" -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >"$tmp/build.log" 2>&1 ||
+  ! cmake --build "$tmp/build" -j2 --target tine_distributed >>"$tmp/build.log" 2>&1; then
+  echo "FAIL tine built against Open MPI; the end of its log:"
+  tail -n 30 "$tmp/build.log" | sed 's/^/    /'
+  exit 1
+fi
+echo "ok   tine and tine::distributed built against Open MPI"
+
+failed=0
+# program RANKS...: builds tests/distributed/PROGRAM.cpp (asserts on, as in the Bazel tests) and
+# runs it on each number of ranks.
+program() {
+  local name="$1"
+  shift
+  # OMPI_SKIP_MPICXX: tine uses the C API; Open MPI's C++ bindings do not build with -Wextra.
+  if ! "$mpicxx" -std=c++20 -O2 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$tmp/build/include" \
+    -iquote "$src" \
+    "$src/tests/distributed/$name.cpp" "$src/tests/distributed/keep_modules_loaded.cpp" -rdynamic \
+    "$tmp/build/libtine_distributed.a" "$tmp/build/libtine.a" -lhwloc -lcrypto -pthread \
+    -o "$tmp/$name" >"$tmp/$name.log" 2>&1; then
+    echo "FAIL $name does not build; the end of its log:"
+    tail -n 30 "$tmp/$name.log" | sed 's/^/    /'
+    failed=1
+    return
+  fi
+  local n
+  for n in "$@"; do
+    if timeout --kill-after=10 300 "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" \
+      "$tmp/$name" >"$tmp/$name.$n.log" 2>&1; then
+      echo "ok   $name on $n rank(s): $(grep -m1 "passed" "$tmp/$name.$n.log")"
+    else
+      echo "FAIL $name on $n rank(s) (exit $?); the end of its output:"
+      tail -n 30 "$tmp/$name.$n.log" | sed 's/^/    /'
+      failed=1
+    fi
+  done
+}
+
+program region_test 1 2
+program rma_deque_test 1 2
+program mpi_pool_test 1 2
+program mpi_pool_steal_test 2
+program mpi_pool_exceptions_test 2
+exit "$failed"
