@@ -62,11 +62,13 @@ topology rank_topology(MPI_Comm comm) {
   MPI_Allreduce(&rank, &label, 1, MPI_INT, MPI_MIN, local);
   MPI_Comm_free(&local);
   // The made-up layout, if asked for: the same on every rank, or refused on every rank.
+  // One reduction for both extremes: the least negated setting is the greatest setting, negated.
   const int setting = ranks_per_machine_setting();
-  int lowest = 0;
-  int highest = 0;
-  MPI_Allreduce(&setting, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(&setting, &highest, 1, MPI_INT, MPI_MAX, comm);
+  const int mine[2] = {setting, -setting};
+  int least[2] = {0, 0};
+  MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm);
+  const int lowest = least[0];
+  const int highest = -least[1];
   if (lowest != highest || lowest < 0) {
     const char* text = std::getenv(ranks_per_machine_variable);
     throw std::invalid_argument(

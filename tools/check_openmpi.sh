@@ -4,7 +4,7 @@
 # distributed foundation's test programs (the region, the deque, the pool, steals and
 # exceptions across ranks) built against it and run on 1 and 2 ranks. Open MPI's mpiexec runs
 # here oversubscribed (2 cores) and as root (CI). One line per program ("ok" or "FAIL" with its
-# output's tail); exits non-zero if any failed. About three minutes on 2 cores.
+# output's tail); exits non-zero if any failed. About a minute on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 src="$PWD"

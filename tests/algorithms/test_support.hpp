@@ -22,6 +22,8 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
+#include "tests/sanitizers.hpp"
+
 namespace tine_test {
 
 // The stealing test pool with N threads; 3 is more than CI's 2 cores, so workers are preempted
@@ -39,20 +41,9 @@ struct lazy2 : tine::lazy_pool<> {
   lazy2() : tine::lazy_pool<>(2) {}
 };
 
-// Whether this build runs under ASan or TSan (GCC's macros, clang's __has_feature): large cases
-// are trimmed there to keep CI's sanitizer runs short.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TINE_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TINE_TEST_SANITIZED 1
-#endif
-#endif
-#ifdef TINE_TEST_SANITIZED
-inline constexpr bool sanitized = true;
-#else
-inline constexpr bool sanitized = false;
-#endif
+// Under ASan or TSan (tests/sanitizers.hpp), large cases are trimmed to keep CI's sanitizer runs
+// short.
+using tine_tests::sanitized;
 
 #ifndef TINE_TEST_SANITIZED
 using schedulers =

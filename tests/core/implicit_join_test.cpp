@@ -25,6 +25,7 @@
 #include <tine/testing/simple_pool.hpp>
 
 #include "tests/core/death.hpp"
+#include "tests/sanitizers.hpp"
 
 namespace {
 
@@ -92,18 +93,7 @@ tine::task<void> chain(cascade* c, long n, bool wait_for_parent) {
   co_return;  // no join: the last strand to finish completes this task
 }
 
-// Whether this is a ThreadSanitizer build (GCC's macro, clang's __has_feature).
-#if defined(__SANITIZE_THREAD__)
-constexpr bool thread_sanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool thread_sanitizer = true;
-#else
-constexpr bool thread_sanitizer = false;
-#endif
-#else
-constexpr bool thread_sanitizer = false;
-#endif
+using tine_tests::thread_sanitizer;
 
 // Threads created while one of these lives (the pool's workers) get `bytes` of stack: the
 // process-wide default of pthread_create, restored at the end. Not under ThreadSanitizer, whose

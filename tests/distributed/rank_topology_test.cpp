@@ -93,10 +93,10 @@ void check_two_machines() {
 void check_bad_layouts(MPI_Comm comm) {
   const char* saved = std::getenv("TINE_MPI_RANKS_PER_MACHINE");
   const std::string kept = saved == nullptr ? "" : saved;
+  int size = 0;
+  MPI_Comm_size(comm, &size);
   for (const std::string& value : {std::string("0"), std::string("two"), std::string("-1"),
                                    std::string("2x"), std::to_string(my_rank + 1)}) {
-    int size = 0;
-    MPI_Comm_size(comm, &size);
     if (value == "1" && size == 1) {
       continue;  // one rank: its own value is the same everywhere, and valid
     }

@@ -44,13 +44,7 @@
 #include <tine/schedulers/stats_observer.hpp>
 #include <tine/testing/simple_pool.hpp>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TINE_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TINE_TEST_SANITIZED 1
-#endif
-#endif
+#include "tests/sanitizers.hpp"
 
 namespace {
 
