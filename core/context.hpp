@@ -114,16 +114,16 @@ class worker_context {
   /// Call before bind(), on any thread; `binding` must outlive the binding of the context.
   void observe(const hook_binding* binding) noexcept { m_runtime.set_hooks(binding); }
 
-  /// Installs `backend` on this worker (null: uninstalls it; see worker_backend.hpp): its forks
-  /// offer their continuations to the backend instead of the context's deque and its returning
-  /// children take them back from there; arrivals at the joins of frames whose continuations the
-  /// backend gave away are counted by it; the worker's stacklets come from its source (the
-  /// worker's idle stacks are made anew from it if they came from elsewhere) and exceptions
-  /// stored in its frames are encoded by its codec. Thieves take the continuations by the
-  /// backend's own means and run them with resume_stolen(). Owner, bound, between two pieces of
-  /// work, with the deque empty (else a documented abort); `unbind()` uninstalls it. `backend`
-  /// must outlive its installation (and its stacklet source, the context). Throws
-  /// std::bad_alloc, installing nothing, when the new stacks cannot be made.
+  /// Installs `backend` on this worker (null: uninstalls it; see worker_backend.hpp): at the
+  /// forks after request_offer() its `offer` may take continuations from the deque, and its
+  /// `take_back` gives them back when the deque runs dry; arrivals at the joins of frames whose
+  /// continuations were taken are counted by it; the worker's stacklets come from its source
+  /// (the worker's idle stacks are made anew from it if they came from elsewhere) and exceptions
+  /// stored in its frames are encoded by its codec. The backend's thieves run the continuations
+  /// they take with resume_stolen(). Owner, bound, between two pieces of work, with the deque
+  /// empty (else a documented abort); `unbind()` uninstalls it. `backend` must outlive its
+  /// installation (and its stacklet source, the context). Throws std::bad_alloc, installing
+  /// nothing, when the new stacks cannot be made.
   void set_backend(worker_backend* backend) {
     if (detail::tls_runtime != &m_runtime) {
       detail::fatal(
@@ -155,6 +155,18 @@ class worker_context {
 
   /// The installed worker backend, or null.
   worker_backend* backend() const noexcept { return m_runtime.backend(); }
+
+  /// Owner, between two pieces of work: takes back the newest continuation of its own deque
+  /// (null: none), for a scheduler that runs it with resume_stolen(), as a worker with a backend
+  /// does (its frames' stacks may be another process's, which steal_from() would read).
+  detail::frame* take_own_newest() noexcept {
+    check_idle();
+    return m_runtime.take_newest();
+  }
+
+  /// Any thread: the installed backend's `offer` is called at this worker's next fork (once; ask
+  /// again for more). Without a backend, the next fork only checks for stop requests.
+  void request_offer() noexcept { m_runtime.request_check(); }
 
   /// Owner: runs a continuation that this worker took from a worker backend (its own or
   /// another worker's) as a thief, and returns when the work it led to is done. Counts the

@@ -7,12 +7,12 @@
 /// Two things stop a fork from starting its child: the task's root (or stop scope) was asked to
 /// stop, or a sibling already threw (the exception waits for the join; the children forked after
 /// it would only be wasted work). Testing for either on every fork would cost each task a few
-/// instructions. Instead, every fork already tests one per-worker pointer (whether pushes go to a
-/// worker backend instead of the deque); whoever requests a stop, or stores an exception in a
-/// task that may be running on another worker, sets that pointer to a *check marker* on the
-/// workers concerned. A worker that finds the marker on its next fork clears it and then looks:
-/// if the fork's parent was stopped or holds an exception, the child is not started. So a fork
-/// pays nothing until a stop or an exception happens somewhere, and then one cold call.
+/// instructions. Instead, every fork tests one per-worker pointer; whoever requests a stop, or
+/// stores an exception in a task that may be running on another worker, sets that pointer to a
+/// *check marker* on the workers concerned. A worker that finds the marker on its next fork
+/// clears it and then looks: if the fork's parent was stopped or holds an exception, the child
+/// is not started. So a fork pays nothing until a stop or an exception happens somewhere, and
+/// then one cold call. (A worker backend asks for its offers with the same marker.)
 ///
 /// The registry lists every worker runtime of the process, for the requests that do not know
 /// where the tasks concerned run (a stop request reaches tasks on any worker).
@@ -32,13 +32,13 @@ inline void* check_marker() noexcept {
   return &marker;
 }
 
-/// Sets the check marker on `hook` unless it holds a worker backend (the workers of a
-/// distributed pool, whose tasks are not stopped this way).
+/// Sets the check marker on `hook` (a worker with a worker backend takes it as a request to
+/// call the backend's `offer`, worker_backend.hpp).
 inline void request_check(std::atomic<void*>& hook) noexcept {
   void* expected = nullptr;
   // release: the stop flag or the exception the check is for is visible to the worker that
-  // sees the marker (it loads the hook with acquire). A failed exchange means a backend or a
-  // marker is already there: nothing to do.
+  // sees the marker (it loads the hook with acquire). A failed exchange means the marker is
+  // already there: nothing to do.
   hook.compare_exchange_strong(expected, check_marker(), std::memory_order_release,
                                std::memory_order_relaxed);
 }

@@ -6,8 +6,11 @@
 /// process, such as a distributed pool's, whose thieves are other processes stealing through
 /// one-sided MPI operations. One object answers the four questions the core otherwise answers
 /// itself:
-/// - where the worker's continuations go (`push`, `pop`; the core's deque stays empty), from
-///   where the backend's own thieves take them and run them with `worker_context::resume_stolen`;
+/// - which continuations leave the worker's deque for the backend's own thieves (`offer`, when
+///   the backend asked for it with `worker_context::request_offer`; `take_back` returns them to
+///   the worker when its deque runs dry). Thieves that share the process keep stealing from the
+///   deque as from any worker's; the backend's thieves run what they take with
+///   `worker_context::resume_stolen`;
 /// - how arrivals at the join of a frame whose continuation was taken are counted (`arrive`; the
 ///   core's counter in the frame by default, join_counter.hpp);
 /// - where the worker's stacklets come from (`stacklets()`; the heap by default), so that frames
@@ -15,14 +18,13 @@
 /// - how an exception stored in a frame is kept (`exceptions()`; the `std::exception_ptr` itself
 ///   by default), so that a frame's bytes mean the same in another process.
 ///
-/// Installed with `worker_context::set_backend`. Without one, the core's fast path is exactly
-/// its own: a fork tests one pointer it already tests for stop requests, and a single worker's
-/// pop tests it only when its own deque was empty.
+/// Installed with `worker_context::set_backend`. The core's fast path stays exactly its own: a
+/// fork tests the one pointer it already tests for stop requests (set only when the backend
+/// asked for an offer), and a pop looks at the backend only when the worker's deque was empty.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
-#include <optional>
-
+#include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/join_counter.hpp>
 #include <tine/core/stacklet.hpp>
@@ -31,20 +33,26 @@ namespace tine {
 
 class worker_backend {
  public:
-  /// Offers `parent`'s continuation to thieves: from here a thief may resume it. `child` is the
-  /// coroutine frame of the child just forked, the allocation that follows the parent's own
-  /// (null when a continuation is given back rather than forked). Throws when it cannot
-  /// (std::bad_alloc, or the backend's own exception): the fork then fails as when the core's
-  /// deque cannot grow. After a `pop` that returned a value, pushing that value back must not
-  /// throw (the slot it left is free).
-  virtual void push(detail::frame* parent, void* child) = 0;
+  /// Called at the worker's first fork after `worker_context::request_offer()` (or after a stop
+  /// or exception check request, push_checks.hpp: an offer may come unasked), on the worker,
+  /// before the fork pushes `parent`'s continuation; `child` is the coroutine frame of the child
+  /// being forked, the allocation that follows the parent's own. The backend may take
+  /// continuations out of `continuations`, the worker's deque, oldest first with its `steal()`,
+  /// and keep them for its thieves; or take `parent`'s continuation itself and return true (the
+  /// fork then does not push it). Every continuation taken must be either run by a thief
+  /// (`worker_context::resume_stolen`) or given back by `take_back`, exactly once. The deque's
+  /// items are the worker's current task's ancestors, oldest at the top, and every continuation
+  /// the backend holds is older than all of them. To be asked again at a later fork, call
+  /// `request_offer()` again. Throws only before taking anything: the fork then fails with it.
+  virtual bool offer(detail::frame* parent, void* child, deque<detail::frame*>& continuations) = 0;
 
-  /// Takes back the most recently pushed continuation, or nothing when thieves took every one.
-  virtual std::optional<detail::frame*> pop() noexcept = 0;
+  /// The worker's deque is empty at a pop: the newest continuation the backend took by `offer`
+  /// and still holds, or null when its thieves took every one.
+  virtual detail::frame* take_back() noexcept = 0;
 
   /// A strand arrives at the join of `f`, whose continuation was taken from this worker (or
-  /// which this worker took as a thief) since its scope opened: a child that ended and did not
-  /// find `f` to pop, or `f` itself at its join. Returns true if the strand arrived last and
+  /// which this worker took as a thief) since its scope opened, by any thief: a child that ended
+  /// and did not find `f` to pop, or `f` itself at its join. Returns true if the strand arrived last and
   /// this worker continues `f` now. The default is the core's own counter in the frame, for
   /// thieves that share the process; a backend whose thieves are other processes keeps the count
   /// where every process reaches it, and resumes `f` itself (worker_context::resume_joined) when

@@ -119,9 +119,9 @@ class worker_runtime {
   }
 
   /// Owner: offers the continuation of `parent` to thieves (`child`: the child just forked, or
-  /// null; see worker_backend::push) and returns true; or returns false, offering nothing,
+  /// null; see worker_backend::offer) and returns true; or returns false, offering nothing,
   /// when the child must not start (push_checks.hpp). Throws std::bad_alloc if the deque cannot
-  /// grow (or what an installed worker_backend throws).
+  /// grow (or what an installed worker_backend's offer throws).
   TINE_ALWAYS_INLINE bool push(frame* parent, void* child) {
     // acquire: with the check marker comes what it was set for (push_checks.hpp); a plain load
     // on x86-64, like the relaxed one it replaced.
@@ -153,25 +153,23 @@ class worker_runtime {
     return detail::count_arrival(f, a);
   }
 
-  /// Owner: takes back the most recent continuation of the deque (or of the installed backend);
-  /// null when thieves took it. (A pointer, not an optional: GCC 12 at -O1 and under TSan warns
-  /// that a copied empty optional's value may be uninitialised.)
+  /// Owner: takes back the most recent continuation of the deque or, once the deque is empty, of
+  /// the installed backend (which holds older ones than the deque: worker_backend::offer); null
+  /// when thieves took it. (A pointer, not an optional: GCC 12 at -O1 and under TSan warns that a
+  /// copied empty optional's value may be uninitialised.)
   TINE_ALWAYS_INLINE frame* pop() noexcept {
-    // A worker with a backend never shares its deque, which stays empty: only the unshared side's
-    // empty case looks for one, so a pop that finds its parent pays nothing for it.
-    if (m_pop_unshared) {
+    // Only the empty case looks for a backend, so a pop that finds its parent pays nothing for it.
+    if (m_unshared) {
       if (std::optional<frame*> mine = m_deque.pop_unshared()) {
         return *mine;
       }
-      if (TINE_LIKELY(m_backend == nullptr)) {
-        return nullptr;
-      }
-      return pop_from_backend();
-    }
-    if (std::optional<frame*> shared = m_deque.pop()) {
+    } else if (std::optional<frame*> shared = m_deque.pop()) {
       return *shared;
     }
-    return nullptr;
+    if (TINE_LIKELY(m_backend == nullptr)) {
+      return nullptr;
+    }
+    return pop_from_backend();
   }
 
   /// Owner, between two pieces of work: takes back the newest continuation of its own deque (null:
@@ -181,16 +179,10 @@ class worker_runtime {
     return f ? *f : nullptr;
   }
 
-  /// Where pushes and pops go instead of the deque, and arrivals are counted (null: the core's
+  /// What continuations are offered to when asked, and arrivals are counted by (null: the core's
   /// own). Owner, between two pieces of work, with the deque empty (worker_context::set_backend
   /// checks).
-  void set_backend(worker_backend* b) noexcept {
-    m_backend = b;
-    // relaxed: the owner's own pushes read it; a concurrent check request that loses the race
-    // concerns no task of this worker's (a worker with a backend is not stopped this way).
-    m_push_hook.store(b, std::memory_order_relaxed);
-    m_pop_unshared = m_unshared || b != nullptr;
-  }
+  void set_backend(worker_backend* b) noexcept { m_backend = b; }
   worker_backend* backend() const noexcept { return m_backend; }
 
   deque<frame*>& continuations() noexcept { return m_deque; }
@@ -221,25 +213,26 @@ class worker_runtime {
   }
 
  private:
-  /// A fork whose worker has a backend, or was asked to look first.
+  /// A fork of a worker that was asked to look first (push_checks.hpp), or whose backend asked
+  /// for an offer.
   TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
-    if (m_backend == nullptr) {
-      // The check marker. Cleared before looking (acq_rel): a request made after this sets it
-      // again, and one made before is seen below with what it was for.
-      m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
-      if (check_fork(parent)) {
-        request_check();  // the task goes on forking: keep looking
-        return false;
+    // The check marker. Cleared before looking (acq_rel): a request made after this sets it
+    // again, and one made before is seen below with what it was for.
+    m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
+    if (m_backend != nullptr) {
+      // A worker with a backend is not stopped this way: its frames may have come from another
+      // process, where their roots' contexts are.
+      if (m_backend->offer(parent, child, m_deque)) {
+        return true;
       }
-      m_deque.push(parent);
-      return true;
+    } else if (check_fork(parent)) {
+      request_check();  // the task goes on forking: keep looking
+      return false;
     }
-    m_backend->push(parent, child);
+    m_deque.push(parent);
     return true;
   }
-  TINE_NOINLINE [[gnu::cold]] frame* pop_from_backend() noexcept {
-    return m_backend->pop().value_or(nullptr);
-  }
+  TINE_NOINLINE [[gnu::cold]] frame* pop_from_backend() noexcept { return m_backend->take_back(); }
 
   deque<frame*> m_deque;
   worker_stacks m_stacks;
@@ -249,11 +242,10 @@ class worker_runtime {
   std::coroutine_handle<> m_next;
   const hook_binding* m_hooks = nullptr;
   worker_backend* m_backend = nullptr;
-  /// What every fork tests: null, the backend, or the check marker (push_checks.hpp).
+  /// What every fork tests: null, or the check marker (push_checks.hpp).
   /// Written by other threads only to set the marker.
   std::atomic<void*> m_push_hook{nullptr};
   bool m_unshared;
-  bool m_pop_unshared = m_unshared;  // declared after m_unshared: initialised from it
 };
 
 /// The runtime of the worker bound to this thread, or null on a thread that is not a worker.

@@ -19,8 +19,8 @@ progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interv
 }
 
 progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval,
-                                 message_handler on_message)
-    : m_comm(comm), m_on_message(std::move(on_message)) {
+                                 message_handler on_message, std::function<void()> on_poll)
+    : m_comm(comm), m_on_message(std::move(on_message)), m_on_poll(std::move(on_poll)) {
   m_thread = std::thread([this, interval] { run(interval); });
 }
 
@@ -49,6 +49,9 @@ void progress_thread::run(std::chrono::microseconds interval) {
     if (flag != 0 && m_on_message) {
       m_on_message(status);
       continue;  // more may be waiting: look again before sleeping
+    }
+    if (m_on_poll) {
+      m_on_poll();
     }
     ::nanosleep(&pause, nullptr);
   }

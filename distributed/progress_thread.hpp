@@ -42,8 +42,10 @@ class progress_thread {
   explicit progress_thread(MPI_Comm comm, std::chrono::microseconds interval = default_interval);
 
   /// Polls `comm` itself (not duplicated; not collective) every `interval`, and hands each
-  /// message found there to `on_message` at once, without sleeping in between. Always starts.
-  progress_thread(MPI_Comm comm, std::chrono::microseconds interval, message_handler on_message);
+  /// message found there to `on_message` at once, without sleeping in between; calls `on_poll`
+  /// (when given) after each poll that found none. Always starts.
+  progress_thread(MPI_Comm comm, std::chrono::microseconds interval, message_handler on_message,
+                  std::function<void()> on_poll = {});
 
   /// Stops and joins the thread (frees the duplicate, collectively, if the first form made one).
   ~progress_thread();
@@ -63,6 +65,7 @@ class progress_thread {
   MPI_Comm m_comm = MPI_COMM_NULL;
   bool m_owns_comm = false;
   message_handler m_on_message;
+  std::function<void()> m_on_poll;
   // relaxed is enough for both: `stop` is only a request (join() synchronises the rest), and
   // `polls` is a statistic.
   std::atomic<bool> m_stop{false};

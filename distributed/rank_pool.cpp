@@ -69,9 +69,9 @@ rank_pool::rank_pool(MPI_Comm comm, std::size_t slice_bytes, std::size_t deque_c
   m_deque = std::make_unique<rma_deque>(m_comm, deque_capacity);
   // Stacklets from the slice (the backend's), each at least min_stacklet_bytes.
   m_region->set_min_stacklet_bytes(min_stacklet_bytes);
-  // Alone in the pool, the worker has no thief and no backend: its continuations stay in the
-  // core's deque, taken back without a fence, and a one-rank pool runs as a one-worker busy_pool.
-  m_context = std::make_unique<worker_context>(std::size_t{1024}, m_size == 1);
+  // The worker's deque has no thief but the worker itself (its backend moves continuations to
+  // the rank's deque from it): taken back without a fence, as a one-worker busy_pool does.
+  m_context = std::make_unique<worker_context>(std::size_t{1024}, true);
   // The parallel algorithms size their grain by the workers of the whole pool.
   m_context->set_worker_count(static_cast<std::size_t>(m_size));
   if (m_size > 1) {

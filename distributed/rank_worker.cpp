@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <tine/core/deque.hpp>
 #include <tine/distributed/exception_transport.hpp>
 
 namespace tine::mpi::detail {
@@ -59,7 +60,14 @@ rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& d
   if (const char* us = std::getenv("TINE_MPI_PROGRESS_US"); us != nullptr && std::atoi(us) > 0) {
     m_interval = std::chrono::microseconds(std::atoi(us));
   }
-  m_progress.emplace(m_comm, m_interval, [this](const MPI_Status& status) { receive(status); });
+  // At each poll, an empty rank deque asks the worker for its oldest continuation (offer()).
+  m_progress.emplace(
+      m_comm, m_interval, [this](const MPI_Status& status) { receive(status); },
+      [this] {
+        if (m_deque.size() == 0) {
+          m_context.request_offer();
+        }
+      });
 }
 
 rank_worker::~rank_worker() {
@@ -69,40 +77,71 @@ rank_worker::~rank_worker() {
   MPI_Comm_free(&m_comm);
 }
 
-void rank_worker::push(frame* parent, void* child) {
-  std::uint64_t item = 0;
-  // A frame this worker stole is offered with the item it came with (no lookup while it holds
-  // none).
-  const auto held = m_held.empty() ? m_held.end() : m_held.find(parent);
-  if (held != m_held.end()) {
-    item = held->second.item;
-  } else if (home_of(parent) != m_rank) {
+std::optional<std::uint64_t> rank_worker::item_for(frame* f, const void* child) {
+  // A frame this worker stole moves on with the item it came with: its range has not changed.
+  if (const auto held = m_held.find(f); held != m_held.end()) {
+    return held->second.item;
+  }
+  if (home_of(f) != m_rank) {
     tine::detail::fatal("tine::mpi_pool: a frame of another rank forked here without being stolen");
-  } else if (child == nullptr && m_last_popped != 0 && item_frame(m_last_popped) == parent) {
-    item = m_last_popped;  // a continuation given back as it was taken
-  } else {
-    item = item_at_home(parent, child);
   }
-  // Newer continuations than the overflow's must not go under them: the deque only while the
-  // overflow is empty.
-  if (m_overflow.empty() && m_deque.push(item)) {
-    return;
+  try {
+    return item_at_home(f, child);
+  } catch (const std::length_error&) {
+    return std::nullopt;  // too large to move: it stays on this rank
   }
-  m_overflow.push_back(item);  // throws std::bad_alloc: the fork fails with it
 }
 
-std::optional<frame*> rank_worker::pop() noexcept {
-  if (!m_overflow.empty()) {
-    m_last_popped = m_overflow.back();
-    m_overflow.pop_back();
-    return item_frame(m_last_popped);
+bool rank_worker::offer(frame* parent, void* child, tine::deque<frame*>& continuations) {
+  // One continuation at a time: while thieves have not taken the last one, keep the rest.
+  if (m_deque.size() != 0) {
+    return false;
   }
-  const std::optional<std::uint64_t> item = m_deque.pop();
-  if (!item.has_value()) {
-    return std::nullopt;
+  if (continuations.empty()) {
+    // The parent's continuation is the worker's only one.
+    const std::optional<std::uint64_t> item = item_for(parent, child);
+    return item.has_value() && m_deque.push(*item);
   }
-  m_last_popped = *item;
-  return item_frame(*item);
+  // The oldest continuation, whose running child is an ancestor of `parent` (or `parent`
+  // itself): the item needs where that child begins. Only this thread takes from the deque
+  // (the worker's deque is unshared), so the steal cannot fail but on an empty deque.
+  const steal_result<frame*> got = continuations.steal();
+  if (got.status != steal_status::success) {
+    return false;
+  }
+  frame* oldest = got.value;
+  // Every item of the deque was pushed on this worker since it last resumed a stolen frame, so
+  // the walk stays among this worker's frames; bounded, because a very deep chain would cost more
+  // than the offer is worth.
+  constexpr int max_walk = 4096;
+  frame* its_child = parent;
+  for (int i = 0; i < max_walk && its_child->kind != tine::detail::frame_kind::root &&
+                      its_child->parent != oldest;
+       ++i) {
+    its_child = its_child->parent;
+  }
+  std::optional<std::uint64_t> item;
+  if (its_child->kind != tine::detail::frame_kind::root && its_child->parent == oldest) {
+    item = item_for(oldest, start_of(its_child));
+  }
+  if (!item.has_value() || !m_deque.push(*item)) {
+    m_kept.push_back(oldest);  // taken back in its turn (take_back)
+  }
+  return false;
+}
+
+frame* rank_worker::take_back() noexcept {
+  // The rank's deque's continuations are newer than the kept ones (offer() adds to it only
+  // when it is empty).
+  if (const std::optional<std::uint64_t> item = m_deque.pop()) {
+    return item_frame(*item);
+  }
+  if (!m_kept.empty()) {
+    frame* f = m_kept.back();
+    m_kept.pop_back();
+    return f;
+  }
+  return nullptr;
 }
 
 bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
@@ -283,6 +322,21 @@ void rank_worker::receive(const MPI_Status& status) {
 
 bool rank_worker::run_ready() {
   m_exceptions.collect();
+  // A continuation left with this worker (one given back to its own deque by a pop that found
+  // another's, or one still kept by the backend): newest first, as returning children would
+  // have taken them. Counted as steals: their children ended elsewhere, or will.
+  frame* own = m_context.take_own_newest();
+  if (own == nullptr) {
+    own = take_back();
+  }
+  if (own != nullptr) {
+    try {
+      m_context.resume_stolen(own);
+    } catch (const std::bad_alloc&) {
+      tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a continuation on");
+    }
+    return true;
+  }
   std::optional<std::pair<frame*, join_record>> next;
   {
     std::lock_guard lock(m_mutex);
@@ -331,11 +385,11 @@ bool rank_worker::try_steal(int victim) {
 void rank_worker::end_of_root() noexcept {
   {
     std::lock_guard lock(m_mutex);
-    if (!m_records.empty() || !m_ready.empty() || !m_held.empty() || !m_overflow.empty()) {
+    if (!m_records.empty() || !m_ready.empty() || !m_held.empty() || !m_kept.empty()) {
       std::fprintf(stderr,
                    "tine: rank %d: %zu join records, %zu frames to resume, %zu stolen frames and "
                    "%zu continuations outstanding after a root task's end\n",
-                   m_rank, m_records.size(), m_ready.size(), m_held.size(), m_overflow.size());
+                   m_rank, m_records.size(), m_ready.size(), m_held.size(), m_kept.size());
       tine::detail::fatal(
           "tine::mpi_pool: internal error: a root task ended with joins or stolen frames "
           "outstanding");
@@ -348,7 +402,6 @@ void rank_worker::end_of_root() noexcept {
     ++m_generation;
   }
   m_exceptions.clear();
-  m_last_popped = 0;
 }
 
 std::uintptr_t rank_worker::encode(std::exception_ptr e) noexcept {

@@ -22,9 +22,12 @@
 /// - An exception stored in a frame is kept as a token of the rank that stored it
 ///   (exception_store.hpp); an exception sent with an arrival travels as its description and is
 ///   rebuilt with its type (exception_transport.hpp).
-/// - The rank's deque holds the oldest continuations; when it is full, newer ones wait in a local
-///   overflow that only this worker takes from, so a chain of forks is never limited by the
-///   deque's size.
+/// - The worker keeps its continuations in its own deque, at no cost beyond a single worker's.
+///   Whenever the rank's `rma_deque` is empty, the progress thread asks the worker for an offer,
+///   and at its next fork the worker moves its oldest continuation there, where other ranks can
+///   steal it; one at a time, so what they find is always the continuation with the most work
+///   behind it. A continuation that cannot move (its range is too large, or its child could not
+///   be found on the worker's chain) is kept by the worker and taken back in its turn.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -67,8 +70,9 @@ class rank_worker final : public tine::worker_backend {
   rank_worker& operator=(const rank_worker&) = delete;
 
   // tine::worker_backend, called by the core on this rank's worker.
-  void push(tine::detail::frame* parent, void* child) override;
-  std::optional<tine::detail::frame*> pop() noexcept override;
+  bool offer(tine::detail::frame* parent, void* child,
+             tine::deque<tine::detail::frame*>& continuations) override;
+  tine::detail::frame* take_back() noexcept override;
   bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override;
   /// The rank's slice of the region: frames and stack allocations at the same address on every
   /// rank.
@@ -78,7 +82,8 @@ class rank_worker final : public tine::worker_backend {
   /// Exceptions kept as tokens any rank can read (exception_store.hpp).
   const tine::detail::exception_codec* exceptions() const noexcept override { return &m_codec; }
 
-  /// Worker, idle: continues one frame whose join completed by a message. False if none.
+  /// Worker, idle: continues one frame whose join completed by a message, or runs a
+  /// continuation it took back from its own deque or from the rank's. False if none.
   bool run_ready();
 
   /// Worker, idle: one attempt to steal from `victim`; runs what it took. False if it took none.
@@ -127,6 +132,10 @@ class rank_worker final : public tine::worker_backend {
 
   int home_of(const tine::detail::frame* f) const noexcept { return m_region.home_rank(f); }
 
+  /// The rank's deque's item for `f`'s continuation, whose running child is `child`; nothing
+  /// when its range is too large to move.
+  std::optional<std::uint64_t> item_for(tine::detail::frame* f, const void* child);
+
   /// Under m_mutex: adds an arrival to `f`'s record; when that completes the count, returns the
   /// record (erased from the table).
   std::optional<join_record> count_at_home(tine::detail::frame* f, std::uint64_t strands,
@@ -162,8 +171,9 @@ class rank_worker final : public tine::worker_backend {
 
   // Worker only.
   std::unordered_map<tine::detail::frame*, held_frame> m_held;
-  std::vector<std::uint64_t> m_overflow;  ///< continuations newer than the deque's, newest last
-  std::uint64_t m_last_popped = 0;        ///< the item pop() returned last
+  /// Continuations taken by offer() that could not go into the rank's deque, newest last: all
+  /// older than the rank's deque's.
+  std::vector<tine::detail::frame*> m_kept;
 
   std::uint64_t m_steals = 0;
   std::uint64_t m_pieced_steals = 0;

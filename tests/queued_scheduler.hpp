@@ -2,10 +2,10 @@
 #define TINE_TESTS_QUEUED_SCHEDULER_HPP
 
 // A scheduler for tests of worker backends: one worker whose context has a
-// tine::worker_backend installed, so its forks' continuations go there, and optionally a
-// thief thread that takes continuations by the queue's own means (`steal`: a callable returning
-// a frame, or null when it found none) and runs them with resume_stolen. It also records the
-// largest size its worker's own deque showed, which must stay 0.
+// tine::worker_backend installed (asked for an offer at once), and optionally a thief thread
+// that asks the worker for an offer, then takes continuations by the queue's own means (`steal`:
+// a callable returning a frame, or null when it found none) and runs them with resume_stolen. It
+// also records the largest size its worker's own deque showed between two pieces of work.
 
 #include <atomic>
 #include <cstddef>
@@ -63,6 +63,7 @@ class queued_scheduler {
     tine::worker_context context(1024, tine::owner_fence::full);
     context.bind();
     context.set_backend(&m_queue);
+    context.request_offer();  // the test backends then ask again at every offer
     m_installed.store(context.backend() == &m_queue);
     m_context.store(&context, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
@@ -80,7 +81,12 @@ class queued_scheduler {
   void thieve() {
     tine::worker_context context(1024, /*unshared=*/true);
     context.bind();
+    tine::worker_context* worker = nullptr;
+    while ((worker = m_context.load(std::memory_order_acquire)) == nullptr) {
+      std::this_thread::yield();
+    }
     while (!m_stop.load(std::memory_order_acquire)) {
+      worker->request_offer();
       if (tine::detail::frame* f = m_steal()) {
         m_steals.fetch_add(1);
         context.resume_stolen(f);

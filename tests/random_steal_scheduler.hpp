@@ -73,13 +73,17 @@ class random_steal_scheduler {
    public:
     coin_queue(random_steal_scheduler* owner, std::uint64_t seed) : m_owner(owner), m_rng(seed) {}
 
-    void push(tine::detail::frame* parent, void*) override {
+    // Takes every fork's continuation: asks for the next offer each time.
+    bool offer(tine::detail::frame* parent, void*,
+               tine::deque<tine::detail::frame*>& /*continuations*/) override {
       const bool give = std::bernoulli_distribution(m_owner->m_probability)(m_rng);
       // A push after a pop reuses the slot the pop freed: no allocation, so it cannot throw.
       m_stack.push_back({parent, give});
       if (give) {
         m_owner->hand_over(parent);  // from here another worker may run it
       }
+      tine::current_worker()->request_offer();
+      return true;
     }
 
     // The owner, idle: the newest continuation it still holds (its child ended elsewhere), taken
@@ -96,14 +100,14 @@ class random_steal_scheduler {
       return nullptr;
     }
 
-    std::optional<tine::detail::frame*> pop() noexcept override {
+    tine::detail::frame* take_back() noexcept override {
       if (m_stack.empty()) {
-        return std::nullopt;
+        return nullptr;
       }
       const entry e = m_stack.back();
       m_stack.pop_back();
       if (e.given) {
-        return std::nullopt;
+        return nullptr;
       }
       return e.frame;
     }
@@ -146,6 +150,7 @@ class random_steal_scheduler {
     w.context.set_worker_count(m_workers.size());
     w.context.bind();
     w.context.set_backend(&w.queue);
+    w.context.request_offer();  // the queue then asks again at every offer
     w.started.store(true, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
       if (tine::detail::frame* f = w.queue.take_newest()) {

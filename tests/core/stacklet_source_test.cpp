@@ -108,15 +108,20 @@ class sourcing_backend final : public tine::worker_backend {
   explicit sourcing_backend(const d::stacklet_source* source,
                             const d::exception_codec* codec = nullptr)
       : m_source(source), m_codec(codec) {}
-  void push(d::frame* parent, void* /*child*/) override {
-    std::lock_guard<std::mutex> hold(m_mutex);
-    m_items.push_back(parent);
-    ++m_pushes;
+  // Takes every fork's continuation: asks for the next offer each time.
+  bool offer(d::frame* parent, void* /*child*/, tine::deque<d::frame*>& /*continuations*/) override {
+    {
+      std::lock_guard<std::mutex> hold(m_mutex);
+      m_items.push_back(parent);
+      ++m_pushes;
+    }
+    tine::current_worker()->request_offer();
+    return true;
   }
-  std::optional<d::frame*> pop() noexcept override {
+  d::frame* take_back() noexcept override {
     std::lock_guard<std::mutex> hold(m_mutex);
     if (m_items.empty()) {
-      return std::nullopt;
+      return nullptr;
     }
     d::frame* f = m_items.back();
     m_items.pop_back();

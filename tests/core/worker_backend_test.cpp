@@ -1,9 +1,10 @@
 // Worker backends (the continuation side; stacklet sources and codecs: stacklet_source_test): a
-// worker with one installed offers every fork's continuation there and takes it back from there
-// (its own deque stays empty); a thief that takes continuations from the backend and runs them
-// with resume_stolen() completes the joins, results and exceptions intact; a backend can be
-// removed again; installing one over a non-empty deque, or from inside a task, is refused with a
-// message.
+// backend that asks for an offer at every fork takes every continuation and gives each back
+// (the worker's own deque stays empty); one that takes, when asked, the worker's oldest
+// continuation from its deque, as a distributed pool's rank does, sees the others stay there; a
+// thief that takes continuations from the backend and runs them with resume_stolen() completes
+// the joins, results and exceptions intact; a backend can be removed again; installing one over
+// a non-empty deque, or from inside a task, is refused with a message.
 //
 // And joins counted by the backends and finished by the frame's home worker, as the distributed
 // pool does, here with two workers of one process (so ThreadSanitizer sees every access): each
@@ -39,16 +40,22 @@ namespace {
 // that takes the item), counting what passes through it.
 class locked_queue final : public tine::worker_backend {
  public:
-  void push(tine::detail::frame* parent, void* /*child*/) override {
-    std::lock_guard<std::mutex> hold(m_mutex);
-    m_items.push_back(parent);
-    ++m_pushes;
+  // Takes every fork's continuation: asks for the next offer each time.
+  bool offer(tine::detail::frame* parent, void* /*child*/,
+             tine::deque<tine::detail::frame*>& /*continuations*/) override {
+    {
+      std::lock_guard<std::mutex> hold(m_mutex);
+      m_items.push_back(parent);
+      ++m_pushes;
+    }
+    tine::current_worker()->request_offer();
+    return true;
   }
-  std::optional<tine::detail::frame*> pop() noexcept override {
+  tine::detail::frame* take_back() noexcept override {
     std::lock_guard<std::mutex> hold(m_mutex);
     if (m_items.empty()) {
       ++m_empty_pops;
-      return std::nullopt;
+      return nullptr;
     }
     tine::detail::frame* f = m_items.back();
     m_items.pop_back();
@@ -76,6 +83,63 @@ class locked_queue final : public tine::worker_backend {
   std::size_t m_empty_pops = 0;
 };
 
+// Holds at most one continuation: asked for an offer, it takes the worker's oldest from its
+// deque, or the forking parent's own when the deque is empty, as a distributed pool's rank does
+// for its thieves in other processes.
+class oldest_offer final : public tine::worker_backend {
+ public:
+  bool offer(tine::detail::frame* parent, void* /*child*/,
+             tine::deque<tine::detail::frame*>& continuations) override {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    if (m_held != nullptr) {
+      return false;
+    }
+    if (continuations.empty()) {
+      m_held = parent;
+      ++m_parents;
+      return true;
+    }
+    const tine::steal_result<tine::detail::frame*> got = continuations.steal();
+    if (got.status == tine::steal_status::success) {
+      m_held = got.value;
+      ++m_oldest;
+    }
+    return false;
+  }
+  tine::detail::frame* take_back() noexcept override {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    tine::detail::frame* f = m_held;
+    m_held = nullptr;
+    m_taken_back += f != nullptr ? 1 : 0;
+    return f;
+  }
+  tine::detail::frame* steal() {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    tine::detail::frame* f = m_held;
+    m_held = nullptr;
+    return f;
+  }
+  std::size_t parents() const {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    return m_parents;
+  }
+  std::size_t oldest() const {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    return m_oldest;
+  }
+  std::size_t taken_back() const {
+    std::lock_guard<std::mutex> hold(m_mutex);
+    return m_taken_back;
+  }
+
+ private:
+  mutable std::mutex m_mutex;
+  tine::detail::frame* m_held = nullptr;
+  std::size_t m_parents = 0;
+  std::size_t m_oldest = 0;
+  std::size_t m_taken_back = 0;
+};
+
 class home_queue;
 
 // The arrivals at the joins of stolen frames, shared by both workers' queues.
@@ -90,19 +154,25 @@ class home_queue final : public tine::worker_backend {
  public:
   explicit home_queue(join_table& table) : m_table(table) {}
 
-  void push(tine::detail::frame* parent, void* /*child*/) override {
+  // Takes every fork's continuation: asks for the next offer each time.
+  bool offer(tine::detail::frame* parent, void* /*child*/,
+             tine::deque<tine::detail::frame*>& /*continuations*/) override {
     {
       std::lock_guard<std::mutex> hold(m_table.mutex);
       m_table.homes.emplace(parent, this);  // kept if already there: the first push wins
     }
-    std::lock_guard<std::mutex> hold(m_mutex);
-    m_items.push_back(parent);
+    {
+      std::lock_guard<std::mutex> hold(m_mutex);
+      m_items.push_back(parent);
+    }
+    tine::current_worker()->request_offer();
+    return true;
   }
 
-  std::optional<tine::detail::frame*> pop() noexcept override {
+  tine::detail::frame* take_back() noexcept override {
     std::lock_guard<std::mutex> hold(m_mutex);
     if (m_items.empty()) {
-      return std::nullopt;
+      return nullptr;
     }
     tine::detail::frame* f = m_items.back();
     m_items.pop_back();
@@ -200,6 +270,7 @@ class two_homes {
     tine::worker_context context(1024, tine::owner_fence::full);
     context.bind();
     context.set_backend(&m_queues[i]);
+    context.request_offer();
     m_contexts[i].store(&context, std::memory_order_release);
     while (!m_stop.load(std::memory_order_acquire)) {
       if (tine::detail::frame* f = m_queues[i].take_ready()) {
@@ -303,6 +374,31 @@ BOOST_AUTO_TEST_CASE(a_thief_of_the_queue_completes_joins_results_and_exceptions
   }
   BOOST_TEST(queue.steals() >= 20u);
   BOOST_TEST(queue.empty_pops() > 0u);  // children that found their parent stolen
+}
+
+BOOST_AUTO_TEST_CASE(offers_of_the_oldest_continuation_leave_the_rest_in_the_deque) {
+  oldest_offer backend;
+  {
+    tine_test::queued_scheduler sched(backend, [&backend] { return backend.steal(); });
+    // Each way of offering, taking back and stealing is likely on the first runs and certain
+    // over many: run until each happened, or nothing was tested.
+    for (int round = 0; round < 5000 && (sched.steals() < 20 || backend.oldest() < 20 ||
+                                         backend.parents() < 5 || backend.taken_back() < 5);
+         ++round) {
+      BOOST_TEST(tine::sync_wait(sched, fib, 20) == serial_fib(20));
+    }
+    for (int round = 0; round < 20; ++round) {
+      BOOST_CHECK_EXCEPTION(
+          tine::sync_wait(sched, tree_with_fault, 10, 3), std::runtime_error,
+          [](const std::runtime_error& e) { return std::string(e.what()) == "leaf failed"; });
+      BOOST_TEST(tine::sync_wait(sched, tree_with_fault, 10, -1) == 1024);
+    }
+    BOOST_TEST(sched.steals() >= 20u);
+    BOOST_TEST(sched.largest_own_deque() == 0u);  // idle, the worker's deque is empty
+  }
+  BOOST_TEST(backend.oldest() >= 20u);
+  BOOST_TEST(backend.parents() >= 5u);
+  BOOST_TEST(backend.taken_back() >= 5u);
 }
 
 BOOST_AUTO_TEST_CASE(joins_counted_by_the_queues_complete_at_home) {
