@@ -3,7 +3,9 @@
 //   mpiexec.mpich -n 1 mpi_pool_bench [ROUNDS]
 //   mpiexec.mpich -n 2 mpi_pool_bench [ROUNDS]
 //
-// Workloads: fib(36), nqueens(12), UTS T1 and T3 (each node's children in a stack allocation).
+// The pool has its default workers per rank (the rank's share of the cores it may run on;
+// TINE_MPI_WORKERS_PER_RANK=N sets N). Workloads: fib(36), nqueens(12), UTS T1 and T3 (each
+// node's children in a stack allocation).
 // First, on rank 0 alone, ROUNDS runs on busy_pool(1) and busy_pool(2), alternating, while the
 // other ranks sleep (they poll a non-blocking barrier every millisecond, so they leave the cores
 // to rank 0's pools), and before the mpi_pool exists (its threads would take time from them);
@@ -114,7 +116,8 @@ int main(int argc, char** argv) {
   }
   tine::mpi_pool pool;
   if (rank == 0) {
-    std::printf("%d rank(s), %d rounds, medians in ms\n", size, rounds);
+    std::printf("%d rank(s) of %zu worker(s), %d rounds, medians in ms\n", size,
+                pool.workers_per_rank(), rounds);
     std::printf("%-12s %10s %10s %10s %8s %8s %8s\n", "workload", "mpi_pool", "busy(1)", "busy(2)",
                 "/busy(1)", "/busy(2)", "steals");
   }

@@ -156,12 +156,17 @@ class worker_context {
   /// The installed worker backend, or null.
   worker_backend* backend() const noexcept { return m_runtime.backend(); }
 
-  /// Owner, between two pieces of work: takes back the newest continuation of its own deque
-  /// (null: none), for a scheduler that runs it with resume_stolen(), as a worker with a backend
-  /// does (its frames' stacks may be another process's, which steal_from() would read).
-  detail::frame* take_own_newest() noexcept {
+  /// Owner, between two pieces of work: takes one continuation, as steal_from() does (the newest
+  /// of its own deque from `*this`, one try at the oldest of another worker's), without running
+  /// it (null: none), for a scheduler that runs it with resume_stolen(), as workers with a
+  /// backend do (their frames' stacks may be another process's, which steal_from() would read).
+  detail::frame* take_continuation(worker_context& victim) noexcept {
     check_idle();
-    return m_runtime.take_newest();
+    if (&victim == this) {
+      return m_runtime.take_newest();
+    }
+    steal_result<detail::frame*> got = victim.m_runtime.continuations().steal();
+    return got.status == steal_status::success ? got.value : nullptr;
   }
 
   /// Any thread: the installed backend's `offer` is called at this worker's next fork (once; ask

@@ -12,8 +12,8 @@
 /// owner, which frees the entry. Every entry is freed when its token is taken, so a root may
 /// store any number of exceptions, one after another.
 ///
-/// Threads: `put`, `take` and `collect` on the rank's worker thread (the one that allocates in the
-/// slice); `release` on any thread.
+/// Threads: `put`, `take`, `collect` and `clear` on one thread at a time (the rank's workers call
+/// them under the rank_worker's lock); `release` on any thread.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

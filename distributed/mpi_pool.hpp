@@ -2,9 +2,9 @@
 #define TINE_DISTRIBUTED_MPI_POOL_HPP
 
 /// \file mpi_pool.hpp
-/// `tine::mpi_pool<Policy>`: one tine worker per MPI rank, and `tine::sync_wait(pool, fn, args...)`
-/// as a collective call that every rank makes with the same arguments and that returns the root
-/// task's result (or throws its exception) on every rank.
+/// `tine::mpi_pool<Policy>`: tine workers on every MPI rank, and `tine::sync_wait(pool, fn,
+/// args...)` as a collective call that every rank makes with the same arguments and that returns
+/// the root task's result (or throws its exception) on every rank.
 ///
 /// ```
 /// tine::mpi::environment env(argc, argv);
@@ -12,20 +12,24 @@
 /// long r = tine::sync_wait(pool, fib, 30);  // collective: the root starts on rank 0
 /// ```
 ///
-/// **What runs where.** The root task starts on rank 0's worker. With more than one rank, every
-/// worker allocates its frames and stack allocations in its rank's slice of the uni-address
-/// region and offers its continuations in its rank's `rma_deque`; idle ranks steal them with
-/// one-sided operations, copying the continuation's frame to the same address, and a stolen
-/// frame's join completes on the rank that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
+/// **What runs where.** Each rank runs `workers_per_rank` workers: the thread that constructed
+/// the pool, and threads of the pool's. The root task starts on rank 0's first worker. The
+/// workers of a rank steal from each other's deques as in a shared-memory pool, with no MPI on
+/// that path. With more than one rank, every worker allocates its frames and stack allocations
+/// in its rank's slice of the uni-address region and offers its oldest continuation, one at a
+/// time, in its lane of the rank's `rma_deque`s; a rank whose workers find no work steals from
+/// other ranks (one thief per rank at a time) with one-sided operations, copying the
+/// continuation's frame to the same address, and a stolen frame's join completes on the rank
+/// that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers
 /// to before its first fork; write results through `fork(&r, ...)` / `call(&r, ...)`. Heap memory
 /// is per process.
 ///
 /// Rules: construct the pool after the `tine::mpi::environment`, on the thread that will call
-/// `sync_wait` (that thread is the rank's worker) and destroy it there; construction, `sync_wait`
-/// and destruction are collective over the pool's communicator, with the same arguments on every
-/// rank (the constructor refuses different parameters; ranks whose collective calls differ end
-/// the job with a message). The root task's result type must be trivially copyable (its bytes are
+/// `sync_wait` (that thread is the rank's first worker) and destroy it there; construction,
+/// `sync_wait` and destruction are collective over the pool's communicator, with the same
+/// arguments on every rank (the constructor refuses different parameters; ranks whose collective
+/// calls differ end the job with a message). The root task's result type must be trivially copyable (its bytes are
 /// broadcast; a compile-time error says so otherwise). An exception that escapes the root task
 /// reaches every rank's `sync_wait` as an exception of the same type where the type can travel
 /// (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the original `what()`
@@ -51,16 +55,19 @@
 #include <tine/distributed/remote_error.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 #include <tine/policies/random.hpp>
+#include <tine/policies/topology.hpp>
 #include <tine/policies/uniform_victims.hpp>
 #include <tine/policies/victim_policy.hpp>
 
 namespace tine {
 
-/// The distributed pool. `Policy` chooses the victims of steals among the ranks, as the local
-/// pools' policy does among workers: any `tine::victim_policy`, built over the ranks as a
-/// topology (`tine::mpi::rank_topology`: each machine a NUMA node, distance 1 within a machine
-/// and 2 across). `tine::uniform_victims` (the default) picks any other rank;
-/// `tine::numa_victims` prefers the ranks of the thief's machine, with the NUMA policy's weights.
+/// The distributed pool. `Policy` chooses the victims of steals, as the local pools' policy does:
+/// any `tine::victim_policy`, built once over the ranks as a topology
+/// (`tine::mpi::rank_topology`: each machine a NUMA node, distance 1 within a machine and 2
+/// across) for steals across ranks, and once over the rank's workers
+/// (`tine::topology::discover`) for steals within a rank. `tine::uniform_victims` (the default)
+/// picks any other rank or worker; `tine::numa_victims` prefers the ranks of the thief's
+/// machine, and the workers of its NUMA node, with the NUMA policy's weights.
 ///
 /// ```
 /// tine::mpi_pool<tine::numa_victims> pool;
@@ -73,7 +80,8 @@ class mpi_pool {
  public:
   using policy_type = Policy;
 
-  /// Default capacity of each rank's deque of continuations (it holds one fewer).
+  /// Default capacity of each worker's lane, the deque other ranks steal from (it holds one
+  /// fewer; a worker offers one continuation at a time).
   static constexpr std::size_t default_deque_capacity =
       mpi::detail::rank_pool::default_deque_capacity;
 
@@ -81,14 +89,21 @@ class mpi_pool {
   /// touched; see rank_pool.hpp).
   static constexpr std::size_t min_stacklet_bytes = mpi::detail::rank_pool::min_stacklet_bytes;
 
-  /// Collective over `comm`: reserves the uni-address region (`slice_bytes` of task stacks per
-  /// rank) and makes this rank's worker, bound to the calling thread at each sync_wait. Throws,
-  /// on every rank, std::invalid_argument if the ranks passed different `slice_bytes` or
-  /// `deque_capacity`, std::runtime_error if the region cannot be placed; std::bad_alloc.
-  explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD,
-                    std::size_t slice_bytes = mpi::uni_address_region::default_slice_bytes,
-                    std::size_t deque_capacity = default_deque_capacity)
-      : m_core(comm, slice_bytes, deque_capacity), m_policy(m_core.ranks()) {}
+  /// Collective over `options.comm`: reserves the uni-address region (`slice_bytes` of task
+  /// stacks per rank) and makes this rank's workers: the first bound to the calling thread at
+  /// each sync_wait, the others on threads of the pool's, which wait between roots. Throws, on
+  /// every rank, std::invalid_argument if the ranks passed different options,
+  /// std::runtime_error if the region cannot be placed; std::bad_alloc.
+  explicit mpi_pool(const mpi::pool_options& options)
+      : m_core(options),
+        m_policy(m_core.ranks()),
+        m_worker_policy(topology::discover(m_core.workers_per_rank())) {}
+
+  /// Collective over `comm`, with the default number of workers per rank; 0 for `slice_bytes`
+  /// or `deque_capacity` means their defaults (mpi::pool_options).
+  explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD, std::size_t slice_bytes = 0,
+                    std::size_t deque_capacity = 0)
+      : mpi_pool(mpi::pool_options{comm, 0, slice_bytes, deque_capacity}) {}
 
   /// Collective. On the constructing thread.
   ~mpi_pool() = default;
@@ -96,9 +111,12 @@ class mpi_pool {
   mpi_pool(const mpi_pool&) = delete;
   mpi_pool& operator=(const mpi_pool&) = delete;
 
-  /// This rank in the pool's communicator, and the number of ranks (one worker each).
+  /// This rank in the pool's communicator, and the number of ranks.
   int rank() const noexcept { return m_core.rank(); }
   int size() const noexcept { return m_core.size(); }
+
+  /// The workers of each rank.
+  std::size_t workers_per_rank() const noexcept { return m_core.workers_per_rank(); }
 
   /// This rank's counts so far.
   mpi::pool_counters counters() const noexcept { return m_core.counters(); }
@@ -107,18 +125,22 @@ class mpi_pool {
   /// continuation's bytes had arrived; the first 65,536), in the order they happened.
   std::vector<std::uint32_t> steal_latencies_ns() const { return m_core.steal_latencies_ns(); }
 
-  /// The uni-address region where this rank's worker allocates its frames and stack allocations
-  /// when the pool has more than one rank.
+  /// The uni-address region where this rank's workers allocate their frames and stack
+  /// allocations when the pool has more than one rank.
   const mpi::uni_address_region& region() const noexcept { return m_core.region(); }
 
   /// The victim policy, built over the ranks.
   const Policy& policy() const noexcept { return m_policy; }
 
+  /// The victim policy, built over the workers of a rank.
+  const Policy& worker_policy() const noexcept { return m_worker_policy; }
+
   /// Used by `tine::sync_wait(mpi_pool&, ...)`: runs `root` on rank 0 and gives every rank its
   /// outcome (rank_pool::run_root). Collective.
   void run_root(submit_node* root, detail::waiting_sink& sink, void* value, std::size_t value_bytes,
                 std::uint64_t signature) {
-    m_core.run_root(root, sink, value, value_bytes, signature, {&next_victim, &m_policy});
+    m_core.run_root(root, sink, value, value_bytes, signature,
+                    {{&next_victim, &m_policy}, {&next_victim, &m_worker_policy}});
   }
 
  private:
@@ -128,6 +150,7 @@ class mpi_pool {
 
   mpi::detail::rank_pool m_core;
   Policy m_policy;
+  Policy m_worker_policy;
 };
 
 /// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same function. The

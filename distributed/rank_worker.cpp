@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <tine/core/deque.hpp>
 #include <tine/distributed/exception_transport.hpp>
 
 namespace tine::mpi::detail {
@@ -41,11 +40,8 @@ void append(std::vector<std::byte>& out, const void* p, std::size_t n) {
 
 }  // namespace
 
-rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& deque,
-                         worker_context& context)
+rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region)
     : m_region(region),
-      m_deque(deque),
-      m_context(context),
       m_codec{[](void* self, std::exception_ptr e) noexcept {
                 return static_cast<rank_worker*>(self)->encode(std::move(e));
               },
@@ -60,14 +56,12 @@ rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& d
   if (const char* us = std::getenv("TINE_MPI_PROGRESS_US"); us != nullptr && std::atoi(us) > 0) {
     m_interval = std::chrono::microseconds(std::atoi(us));
   }
-  // At each poll, an empty rank deque asks the worker for its oldest continuation (offer()).
+}
+
+void rank_worker::start(std::function<void()> on_poll) {
   m_progress.emplace(
       m_comm, m_interval, [this](const MPI_Status& status) { receive(status); },
-      [this] {
-        if (m_deque.size() == 0) {
-          m_context.request_offer();
-        }
-      });
+      std::move(on_poll));
 }
 
 rank_worker::~rank_worker() {
@@ -78,12 +72,22 @@ rank_worker::~rank_worker() {
 }
 
 std::optional<std::uint64_t> rank_worker::item_for(frame* f, const void* child) {
-  // A frame this worker stole moves on with the item it came with: its range has not changed.
-  if (const auto held = m_held.find(f); held != m_held.end()) {
-    return held->second.item;
+  {
+    // A frame this rank stole moves on with the item it came with: its range has not changed.
+    std::lock_guard lock(m_mutex);
+    if (const auto held = m_held.find(f); held != m_held.end()) {
+      return held->second.item;
+    }
   }
   if (home_of(f) != m_rank) {
     tine::detail::fatal("tine::mpi_pool: a frame of another rank forked here without being stolen");
+  }
+  // A frame of ours whose continuation was taken in this scope (by another worker of the rank,
+  // or back from the rank's deque when idle) runs on another stack than its own: its running
+  // child is not where its allocations end, and on its own stacklet another worker may still
+  // run an older child above them. Its range is not known: it stays on this rank.
+  if (f->steals != 0) {
+    return std::nullopt;
   }
   try {
     return item_at_home(f, child);
@@ -92,67 +96,11 @@ std::optional<std::uint64_t> rank_worker::item_for(frame* f, const void* child) 
   }
 }
 
-bool rank_worker::offer(frame* parent, void* child, tine::deque<frame*>& continuations) {
-  // One continuation at a time: while thieves have not taken the last one, keep the rest.
-  if (m_deque.size() != 0) {
-    return false;
-  }
-  if (continuations.empty()) {
-    // The parent's continuation is the worker's only one.
-    const std::optional<std::uint64_t> item = item_for(parent, child);
-    return item.has_value() && m_deque.push(*item);
-  }
-  // The oldest continuation, whose running child is an ancestor of `parent` (or `parent`
-  // itself): the item needs where that child begins. Only this thread takes from the deque
-  // (the worker's deque is unshared), so the steal cannot fail but on an empty deque.
-  const steal_result<frame*> got = continuations.steal();
-  if (got.status != steal_status::success) {
-    return false;
-  }
-  frame* oldest = got.value;
-  // Every item of the deque was pushed on this worker since it last resumed a stolen frame, so
-  // the walk stays among this worker's frames; bounded, because a very deep chain would cost more
-  // than the offer is worth.
-  constexpr int max_walk = 4096;
-  frame* its_child = parent;
-  for (int i = 0; i < max_walk && its_child->kind != tine::detail::frame_kind::root &&
-                      its_child->parent != oldest;
-       ++i) {
-    its_child = its_child->parent;
-  }
-  std::optional<std::uint64_t> item;
-  if (its_child->kind != tine::detail::frame_kind::root && its_child->parent == oldest) {
-    item = item_for(oldest, start_of(its_child));
-  }
-  if (!item.has_value() || !m_deque.push(*item)) {
-    m_kept.push_back(oldest);  // taken back in its turn (take_back)
-  }
-  return false;
-}
-
-frame* rank_worker::take_back() noexcept {
-  // The rank's deque's continuations are newer than the kept ones (offer() adds to it only
-  // when it is empty).
-  if (const std::optional<std::uint64_t> item = m_deque.pop()) {
-    return item_frame(*item);
-  }
-  if (!m_kept.empty()) {
-    frame* f = m_kept.back();
-    m_kept.pop_back();
-    return f;
-  }
-  return nullptr;
-}
-
 bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
   const int home = home_of(f);
-  const auto held = m_held.find(f);
   if (!a.frame_itself) {
-    // A child of `f` ended here and `f` had been stolen since it was forked: if `f` was held
-    // here, it has left.
-    if (held != m_held.end()) {
-      m_held.erase(held);
-    }
+    // A child of `f` ended here and `f` had been stolen since it was forked (by another rank,
+    // or by another worker of this one).
     if (home != m_rank) {
       send_arrival(f, a.strands, a.result, a.result_bytes, {}, a.exception);
       return false;
@@ -174,9 +122,6 @@ bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
   }
   // `f` itself reached its join.
   if (home == m_rank) {
-    if (held != m_held.end()) {
-      m_held.erase(held);  // a frame of ours that came back through a steal: its bytes are here
-    }
     std::optional<join_record> done = count_at_home(f, a.strands, {}, std::nullopt, nullptr);
     if (!done) {
       return false;
@@ -184,13 +129,20 @@ bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
     apply(f, *done);
     return true;
   }
-  if (held == m_held.end()) {
-    tine::detail::fatal("tine::mpi_pool: a frame of another rank joined here without being stolen");
+  std::vector<range_piece> pieces;
+  {
+    std::lock_guard lock(m_mutex);
+    const auto held = m_held.find(f);
+    if (held == m_held.end()) {
+      tine::detail::fatal(
+          "tine::mpi_pool: a frame of another rank joined here without being stolen");
+    }
+    pieces = std::move(held->second.pieces);
+    m_held.erase(held);
   }
   // Its bytes go home with its arrival. (A frame reaches its end inside a scope only by
   // throwing: a task that returns a value joins first. So no value goes home with it.)
-  send_arrival(f, a.strands, nullptr, 0, held->second.pieces, nullptr);
-  m_held.erase(held);
+  send_arrival(f, a.strands, nullptr, 0, pieces, nullptr);
   return false;
 }
 
@@ -214,6 +166,9 @@ std::optional<rank_worker::join_record> rank_worker::count_at_home(
   }
   join_record done = std::move(r);
   m_records.erase(f);
+  // `f` is home for good: if this rank had stolen it back from another, the item and pieces it
+  // came with are stale (the frame may allocate more before its next scope).
+  m_held.erase(f);
   return done;
 }
 
@@ -265,7 +220,7 @@ void rank_worker::send_arrival(frame* f, std::uint32_t strands, const void* resu
   }
   MPI_Send(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, home_of(f), arrival_tag,
            m_comm);
-  ++m_remote_joins;
+  m_remote_joins.fetch_add(1, std::memory_order_relaxed);
 }
 
 void rank_worker::receive(const MPI_Status& status) {
@@ -320,22 +275,10 @@ void rank_worker::receive(const MPI_Status& status) {
   }
 }
 
-bool rank_worker::run_ready() {
-  m_exceptions.collect();
-  // A continuation left with this worker (one given back to its own deque by a pop that found
-  // another's, or one still kept by the backend): newest first, as returning children would
-  // have taken them. Counted as steals: their children ended elsewhere, or will.
-  frame* own = m_context.take_own_newest();
-  if (own == nullptr) {
-    own = take_back();
-  }
-  if (own != nullptr) {
-    try {
-      m_context.resume_stolen(own);
-    } catch (const std::bad_alloc&) {
-      tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a continuation on");
-    }
-    return true;
+bool rank_worker::run_ready(worker_context& context) {
+  {
+    std::lock_guard lock(m_exceptions_mutex);
+    m_exceptions.collect();
   }
   std::optional<std::pair<frame*, join_record>> next;
   {
@@ -347,35 +290,45 @@ bool rank_worker::run_ready() {
     m_ready.pop_front();
   }
   apply(next->first, next->second);
-  m_context.resume_joined(next->first);
+  context.resume_joined(next->first);
   return true;
 }
 
-bool rank_worker::try_steal(int victim) {
+bool rank_worker::try_steal(int victim, rma_deque& deque, worker_context& context) {
+  std::unique_lock thief(m_thief, std::try_to_lock);
+  if (!thief.owns_lock()) {
+    return false;  // another worker of this rank is stealing
+  }
   ++m_attempts;
   const auto start_time = std::chrono::steady_clock::now();
-  const rma_deque::steal_result got = m_deque.steal(victim);
+  const rma_deque::steal_result got = deque.steal(victim);
   if (got.what != rma_deque::status::success) {
     return false;
   }
-  std::uint64_t operations = 0;
-  std::vector<range_piece> pieces = fetch_range(m_region, victim, got.value, operations);
-  m_region_operations.fetch_add(operations, std::memory_order_relaxed);
-  if (m_latencies.size() < max_latency_samples) {
-    m_latencies.push_back(
-        static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                       std::chrono::steady_clock::now() - start_time)
-                                       .count()));
-  }
-  for (const range_piece& p : pieces) {
-    m_bytes += p.bytes;
-  }
-  m_pieced_steals += pieces.size() > 1 ? 1 : 0;
   frame* f = item_frame(got.value);
-  m_held[f] = held_frame{got.value, std::move(pieces)};
-  ++m_steals;
+  // From another rank: its bytes come here. (From another worker's lane of this rank, they are
+  // here, and so is its entry if the frame came from another rank.)
+  if (victim != m_rank) {
+    std::uint64_t operations = 0;
+    std::vector<range_piece> pieces = fetch_range(m_region, victim, got.value, operations);
+    m_region_operations.fetch_add(operations, std::memory_order_relaxed);
+    if (m_latencies.size() < max_latency_samples) {
+      m_latencies.push_back(
+          static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now() - start_time)
+                                         .count()));
+    }
+    for (const range_piece& p : pieces) {
+      m_bytes += p.bytes;
+    }
+    m_pieced_steals += pieces.size() > 1 ? 1 : 0;
+    ++m_steals;
+    std::lock_guard lock(m_mutex);
+    m_held[f] = held_frame{got.value, std::move(pieces)};
+  }
+  thief.unlock();
   try {
-    m_context.resume_stolen(f);
+    context.resume_stolen(f);
   } catch (const std::bad_alloc&) {
     tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a stolen continuation on");
   }
@@ -385,36 +338,45 @@ bool rank_worker::try_steal(int victim) {
 void rank_worker::end_of_root() noexcept {
   {
     std::lock_guard lock(m_mutex);
-    if (!m_records.empty() || !m_ready.empty() || !m_held.empty() || !m_kept.empty()) {
+    if (!m_records.empty() || !m_ready.empty()) {
       std::fprintf(stderr,
-                   "tine: rank %d: %zu join records, %zu frames to resume, %zu stolen frames and "
-                   "%zu continuations outstanding after a root task's end\n",
-                   m_rank, m_records.size(), m_ready.size(), m_held.size(), m_kept.size());
+                   "tine: rank %d: %zu join records and %zu frames to resume outstanding after a "
+                   "root task's end\n",
+                   m_rank, m_records.size(), m_ready.size());
       tine::detail::fatal(
-          "tine::mpi_pool: internal error: a root task ended with joins or stolen frames "
-          "outstanding");
+          "tine::mpi_pool: internal error: a root task ended with joins outstanding");
     }
-  }
-  // Under the lock the progress thread checks it with: every release of this root's is in the
-  // store's list before the entries are freed, and none comes after.
-  {
-    std::lock_guard lock(m_mutex);
+    // Entries of frames that left again through an offer, unseen.
+    m_held.clear();
+    // Under the lock the progress thread checks it with: every release of this root's is in the
+    // store's list before the entries are freed, and none comes after.
     ++m_generation;
   }
+  std::lock_guard lock(m_exceptions_mutex);
   m_exceptions.clear();
 }
 
 std::uintptr_t rank_worker::encode(std::exception_ptr e) noexcept {
+  std::lock_guard lock(m_exceptions_mutex);
   return m_exceptions.put(std::move(e));
 }
 
 std::exception_ptr rank_worker::decode(std::uintptr_t token) noexcept {
   int release_to = -1;
   std::uint64_t operations = 0;
-  std::exception_ptr e = m_exceptions.take(token, release_to, operations);
+  std::exception_ptr e;
+  {
+    std::lock_guard lock(m_exceptions_mutex);
+    e = m_exceptions.take(token, release_to, operations);
+  }
   m_region_operations.fetch_add(operations, std::memory_order_relaxed);
   if (release_to >= 0) {
-    const std::uint64_t message[2] = {token, m_generation};  // (written by this thread only)
+    std::uint64_t generation = 0;
+    {
+      std::lock_guard lock(m_mutex);
+      generation = m_generation;
+    }
+    const std::uint64_t message[2] = {token, generation};
     MPI_Send(message, sizeof message, MPI_BYTE, release_to, release_tag, m_comm);
   }
   return e;

@@ -2,10 +2,10 @@
 #define TINE_DISTRIBUTED_RANK_WORKER_HPP
 
 /// \file rank_worker.hpp
-/// What makes one rank's worker part of a distributed pool (internal to `tine::mpi_pool`): the
-/// rank's continuations in its `rma_deque`, steals that copy a continuation's frame from another
-/// rank to the same address, and the joins of frames that moved (docs/distributed.md, "Stealing
-/// across ranks").
+/// What makes one rank's workers part of a distributed pool (internal to `tine::mpi_pool`): steals
+/// that copy a continuation's frame from another rank to the same address, the joins of frames
+/// that moved, the exceptions kept for frames, and the progress thread (docs/distributed.md,
+/// "Stealing across ranks"). Each worker's own part, its offers, is its `worker_lane`.
 ///
 /// The rules it keeps:
 /// - A thief takes a frame F and F's own stack allocations (frame_range.hpp: one stretch, or
@@ -16,18 +16,17 @@
 ///   its exception; a stolen frame that reaches its join sends its arrival there with its own
 ///   bytes. The home counts arrivals (Nowa's split count) and, once the count is complete, writes
 ///   the frame's bytes in and then the children's results, and continues the frame: at once if
-///   the last arrival is its own worker's, or the next time its worker is idle if the last
+///   the last arrival is one of its workers', or the next time one of them is idle if the last
 ///   arrival was a message. Nothing is written into the home's copy of a frame while the frame is
 ///   away, but the results its own children write there (which the home keeps, as patches).
 /// - An exception stored in a frame is kept as a token of the rank that stored it
 ///   (exception_store.hpp); an exception sent with an arrival travels as its description and is
 ///   rebuilt with its type (exception_transport.hpp).
-/// - The worker keeps its continuations in its own deque, at no cost beyond a single worker's.
-///   Whenever the rank's `rma_deque` is empty, the progress thread asks the worker for an offer,
-///   and at its next fork the worker moves its oldest continuation there, where other ranks can
-///   steal it; one at a time, so what they find is always the continuation with the most work
-///   behind it. A continuation that cannot move (its range is too large, or its child could not
-///   be found on the worker's chain) is kept by the worker and taken back in its turn.
+/// - Every arrival at the join of a frame whose continuation was stolen is counted here, by
+///   whichever worker of the rank it happens on, also for the steals among the rank's own
+///   workers: one count per frame, whoever took it.
+/// - One thief per rank at a time steals from other ranks (and from the lanes of the rank's own
+///   workers, through its own window).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -39,6 +38,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -46,7 +46,7 @@
 #include <vector>
 
 #include <tine/core/context.hpp>
-#include <tine/core/worker_backend.hpp>
+#include <tine/core/join_counter.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
@@ -56,49 +56,61 @@
 
 namespace tine::mpi::detail {
 
-class rank_worker final : public tine::worker_backend {
+class rank_worker {
  public:
-  /// Collective over `comm` (it duplicates it). `region`, `deque` and `context` are this rank's
-  /// and outlive the rank_worker. Starts the rank's progress thread, which receives arrivals
-  /// (and, by entering MPI, makes one-sided operations aimed at this rank complete).
-  rank_worker(MPI_Comm comm, uni_address_region& region, rma_deque& deque, worker_context& context);
+  /// Collective over `comm` (it duplicates it). `region` is this rank's and outlives the
+  /// rank_worker.
+  rank_worker(MPI_Comm comm, uni_address_region& region);
 
-  /// Collective. Stops the thread.
+  /// Collective. Stops the progress thread.
   ~rank_worker();
 
   rank_worker(const rank_worker&) = delete;
   rank_worker& operator=(const rank_worker&) = delete;
 
-  // tine::worker_backend, called by the core on this rank's worker.
-  bool offer(tine::detail::frame* parent, void* child,
-             tine::deque<tine::detail::frame*>& continuations) override;
-  tine::detail::frame* take_back() noexcept override;
-  bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override;
+  /// Starts the rank's progress thread, which receives arrivals (and, by entering MPI, makes
+  /// one-sided operations aimed at this rank complete), and calls `on_poll` after each poll that
+  /// found no message (the workers' requests for offers). Once, before any worker runs.
+  void start(std::function<void()> on_poll);
+
+  // What every worker_lane of the rank forwards (tine::worker_backend), on any of its workers.
+  bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept;
   /// The rank's slice of the region: frames and stack allocations at the same address on every
   /// rank.
-  const tine::detail::stacklet_source* stacklets() const noexcept override {
+  const tine::detail::stacklet_source* stacklets() const noexcept {
     return m_region.stacklet_source();
   }
   /// Exceptions kept as tokens any rank can read (exception_store.hpp).
-  const tine::detail::exception_codec* exceptions() const noexcept override { return &m_codec; }
+  const tine::detail::exception_codec* exceptions() const noexcept { return &m_codec; }
 
-  /// Worker, idle: continues one frame whose join completed by a message, or runs a
-  /// continuation it took back from its own deque or from the rank's. False if none.
-  bool run_ready();
+  /// The rank deque's item for `f`'s continuation, whose running child begins at `child`;
+  /// nothing when its range is too large to move, or unknown (a frame of this rank whose
+  /// continuation was taken in its current scope). Any worker of the rank.
+  std::optional<std::uint64_t> item_for(tine::detail::frame* f, const void* child);
 
-  /// Worker, idle: one attempt to steal from `victim`; runs what it took. False if it took none.
-  bool try_steal(int victim);
+  /// A worker of the rank, idle (`context` its context): continues one frame whose join
+  /// completed by a message. False if none.
+  bool run_ready(worker_context& context);
 
-  /// Every rank, after a root task's outcome is known: no frame is stolen or waiting any more.
-  /// Frees what is left of the exceptions kept for frames; stops the program if a frame was left
-  /// behind.
+  /// A worker of the rank, idle: one attempt to steal from lane `lane` of rank `victim` (`deque`
+  /// that lane's deque object, which names every rank's), unless another worker of the rank is
+  /// stealing; runs what it took on `context`. False if it took none. `victim` may be this rank
+  /// (another worker's lane: nothing to copy).
+  bool try_steal(int victim, rma_deque& deque, worker_context& context);
+
+  /// Every rank, after a root task's outcome is known and its workers are idle: no frame is
+  /// stolen or waiting any more. Frees what is left of the exceptions kept for frames; stops the
+  /// program if a frame was left behind.
   void end_of_root() noexcept;
 
+  // Read after the workers stopped for the root.
   std::uint64_t steals() const noexcept { return m_steals; }
   std::uint64_t pieced_steals() const noexcept { return m_pieced_steals; }
   std::uint64_t steal_attempts() const noexcept { return m_attempts; }
   std::uint64_t bytes_migrated() const noexcept { return m_bytes; }
-  std::uint64_t remote_joins() const noexcept { return m_remote_joins; }
+  std::uint64_t remote_joins() const noexcept {
+    return m_remote_joins.load(std::memory_order_relaxed);
+  }
   std::uint64_t rma_operations() const noexcept {
     return m_region_operations.load(std::memory_order_relaxed);
   }
@@ -123,18 +135,14 @@ class rank_worker final : public tine::worker_backend {
     std::vector<patch> results;
     std::exception_ptr exception;
   };
-  /// A frame this worker stole and holds: the item it came with (which this worker offers again
-  /// if it forks), and its pieces, which go home with it.
+  /// A frame of another rank that this rank stole and holds: the item it came with (offered
+  /// again if it forks), and its pieces, which go home with it.
   struct held_frame {
     std::uint64_t item;
     std::vector<range_piece> pieces;
   };
 
   int home_of(const tine::detail::frame* f) const noexcept { return m_region.home_rank(f); }
-
-  /// The rank's deque's item for `f`'s continuation, whose running child is `child`; nothing
-  /// when its range is too large to move.
-  std::optional<std::uint64_t> item_for(tine::detail::frame* f, const void* child);
 
   /// Under m_mutex: adds an arrival to `f`'s record; when that completes the count, returns the
   /// record (erased from the table).
@@ -160,32 +168,31 @@ class rank_worker final : public tine::worker_backend {
   int m_rank = 0;
   int m_size = 1;
   uni_address_region& m_region;
-  rma_deque& m_deque;
-  worker_context& m_context;
   tine::detail::exception_codec m_codec;
-  exception_store m_exceptions;  // worker thread, but release()
+  std::mutex m_exceptions_mutex;  // m_exceptions, but release() (its own lock)
+  exception_store m_exceptions;
 
-  std::mutex m_mutex;  // the records and the ready frames
+  std::mutex m_mutex;  // the records, the ready frames, the held frames, m_generation
   std::unordered_map<tine::detail::frame*, join_record> m_records;
   std::deque<std::pair<tine::detail::frame*, join_record>> m_ready;
-
-  // Worker only.
+  /// Frames of other ranks stolen into this rank. An entry stays until the frame's own arrival
+  /// here, or the end of the root (a frame may leave again through an offer, unseen).
   std::unordered_map<tine::detail::frame*, held_frame> m_held;
-  /// Continuations taken by offer() that could not go into the rank's deque, newest last: all
-  /// older than the rank's deque's.
-  std::vector<tine::detail::frame*> m_kept;
 
+  /// One thief at a time; the counts and latencies below are written under it.
+  std::mutex m_thief;
   std::uint64_t m_steals = 0;
   std::uint64_t m_pieced_steals = 0;
   std::uint64_t m_attempts = 0;
   std::uint64_t m_bytes = 0;
-  std::uint64_t m_remote_joins = 0;
   std::vector<std::uint32_t> m_latencies;
+  // relaxed: a statistic, counted by every worker.
+  std::atomic<std::uint64_t> m_remote_joins{0};
   // relaxed: statistics; the progress thread counts too.
   std::atomic<std::uint64_t> m_region_operations{0};
 
-  /// Roots ended so far (written by the worker under m_mutex): a release message names the root
-  /// its token was taken in.
+  /// Roots ended so far (under m_mutex): a release message names the root its token was taken
+  /// in.
   std::uint64_t m_generation = 0;
   /// How long the progress thread sleeps between two entries into MPI (`TINE_MPI_PROGRESS_US`
   /// overrides it): shorter makes steals and remote joins faster, and preempts the rank's worker

@@ -123,6 +123,7 @@ void* uni_address_region::allocate(std::size_t bytes) noexcept {
     return nullptr;
   }
   const std::size_t block = std::size_t{1} << (min_block_log2 + c);
+  std::lock_guard lock(m_mutex);
   void* p = m_free[c];
   if (p != nullptr) {
     std::memcpy(&m_free[c], p, sizeof(void*));
@@ -144,6 +145,7 @@ void uni_address_region::deallocate(void* p, std::size_t bytes) noexcept {
     // The pages go back to the system; the range stays reserved and reads as zeros.
     ::madvise(p, block, MADV_DONTNEED);
   }
+  std::lock_guard lock(m_mutex);
   std::memcpy(p, &m_free[c], sizeof(void*));
   m_free[c] = p;
   m_in_use -= block;

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <tine/core/stacklet.hpp>
 
@@ -74,14 +75,17 @@ class uni_address_region {
   void store(int to, const void* p, std::size_t n) const;
 
   /// A block of at least `bytes` (64-byte aligned) in this rank's slice, or null when the slice
-  /// is full. Blocks come in powers of two from 8 KiB; owner thread only.
+  /// is full. Blocks come in powers of two from 8 KiB; any thread of the rank.
   void* allocate(std::size_t bytes) noexcept;
 
   /// Returns a block from allocate(); blocks of 256 KiB and more give their pages back at once.
   void deallocate(void* p, std::size_t bytes) noexcept;
 
   /// Bytes of this rank's slice handed out by allocate() and not yet returned.
-  std::size_t allocated_bytes() const noexcept { return m_in_use; }
+  std::size_t allocated_bytes() const noexcept {
+    std::lock_guard lock(m_mutex);
+    return m_in_use;
+  }
 
   /// The size of the block allocate(bytes) hands out: the next power of two from 8 KiB.
   static std::size_t block_bytes(std::size_t bytes) noexcept;
@@ -89,7 +93,7 @@ class uni_address_region {
   /// This rank's slice as a source of stacklets: a worker backend that returns it from
   /// `stacklets()` (or `tine::detail::set_stacklet_source` on the worker thread) makes every task
   /// frame and stack allocation of that worker live in the slice. Each stacklet takes a whole
-  /// block. Owner thread only, like allocate().
+  /// block. Any thread of the rank, like allocate().
   const tine::detail::stacklet_source* stacklet_source() const noexcept { return &m_stacklets; }
 
   /// Makes every stacklet of stacklet_source() take at least `bytes` of the slice (address space,
@@ -110,6 +114,9 @@ class uni_address_region {
   std::size_t m_slice = 0;
   int m_rank = 0;
   int m_size = 1;
+  /// The allocator's state below: the rank's workers allocate and free stacklets (rarely: they
+  /// keep spare stacks) from several threads.
+  mutable std::mutex m_mutex;
   std::byte* m_bump = nullptr;          ///< First never-allocated byte of this rank's slice.
   std::array<void*, classes> m_free{};  ///< Free blocks of each size class, linked through them.
   std::size_t m_in_use = 0;

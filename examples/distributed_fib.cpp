@@ -32,7 +32,7 @@ long serial_fib(int n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2
 // [docs:distributed-main]
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);  // first in main: it may execute the program again
-  tine::mpi_pool pool;                     // collective over MPI_COMM_WORLD: one worker per rank
+  tine::mpi_pool pool;                     // collective over MPI_COMM_WORLD: workers on every rank
   const int n = argc > 1 ? std::atoi(argv[1]) : 25;
   const long r = tine::sync_wait(pool, fib, n);  // collective: every rank gets the result
   std::printf("rank %d of %d: fib(%d) = %ld\n", pool.rank(), pool.size(), n, r);
