@@ -2,7 +2,7 @@
 # tine's distributed layer on Open MPI (Debian's openmpi-bin and libopenmpi-dev), beside the
 # Bazel test suite's MPICH: tine built with CMake against Open MPI's compiler wrapper, and the
 # distributed foundation's test programs (the region, the deque, the pool, steals and
-# exceptions across ranks) built against it and run on 1 and 2 ranks. Open MPI's mpiexec runs
+# exceptions across ranks, two workers per rank) built against it and run on 1 and 2 ranks. Open MPI's mpiexec runs
 # here oversubscribed (2 cores) and as root (CI). One line per program ("ok" or "FAIL" with its
 # output's tail); exits non-zero if any failed. About a minute on 2 cores.
 set -uo pipefail
@@ -61,4 +61,5 @@ program rma_deque_test 1 2
 program mpi_pool_test 1 2
 program mpi_pool_steal_test 2
 program mpi_pool_exceptions_test 2
+program mpi_pool_workers_test 1 2
 exit "$failed"

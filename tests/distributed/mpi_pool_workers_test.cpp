@@ -15,25 +15,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {
 
+using distributed_tasks::fib;
+using distributed_tasks::serial_fib;
+
 constexpr int max_rounds = 400;
-
-tine::task<long> fib(int n) {
-  if (n < 2) {
-    co_return n;
-  }
-  long a = 0;
-  long b = 0;
-  co_await tine::fork(&a, fib, n - 1);
-  co_await tine::call(&b, fib, n - 2);
-  co_await tine::join();
-  co_return a + b;
-}
-
-long serial_fib(int n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
 
 // Four children per node, their results in the node's stack allocation; a leaf at depth `bad`
 // (counted down) throws when `throw_at` is its id modulo 7.
