@@ -53,10 +53,10 @@ class worker_backend {
   /// A strand arrives at the join of `f`, whose continuation was taken from this worker (or
   /// which this worker took as a thief) since its scope opened, by any thief: a child that ended
   /// and did not find `f` to pop, or `f` itself at its join. Returns true if the strand arrived
-  /// last and this worker continues `f` now. The default is the core's own counter in the frame, for
-  /// thieves that share the process; a backend whose thieves are other processes keeps the count
-  /// where every process reaches it, and resumes `f` itself (worker_context::resume_joined) when
-  /// the last arrival happens elsewhere.
+  /// last and this worker continues `f` now. The default is the core's own counter in the frame,
+  /// for thieves that share the process; a backend whose thieves are other processes keeps the
+  /// count where every process reaches it, and resumes `f` itself (worker_context::resume_joined)
+  /// when the last arrival happens elsewhere.
   virtual bool arrive(detail::frame* f, join_arrival& arrival) noexcept {
     return detail::count_arrival(f, arrival);
   }

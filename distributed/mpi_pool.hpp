@@ -29,8 +29,8 @@
 /// `sync_wait` (that thread is the rank's first worker) and destroy it there; construction,
 /// `sync_wait` and destruction are collective over the pool's communicator, with the same
 /// arguments on every rank (the constructor refuses different parameters; ranks whose collective
-/// calls differ end the job with a message). The root task's result type must be trivially copyable (its bytes are
-/// broadcast; a compile-time error says so otherwise). An exception that escapes the root task
+/// calls differ end the job with a message). The root task's result type must be trivially
+/// copyable (its bytes are broadcast; a compile-time error says so otherwise). An exception that escapes the root task
 /// reaches every rank's `sync_wait` as an exception of the same type where the type can travel
 /// (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the original `what()`
 /// otherwise.

@@ -2,14 +2,14 @@
 #define TINE_TESTS_RANDOM_STEAL_SCHEDULER_HPP
 
 // A scheduler whose steals are decided by coin flips instead of timing: each worker has a
-// tine::worker_backend installed, and every continuation a fork offers is, with the given
-// probability, handed at once to a shared pool from which any idle worker takes it and runs it
-// with resume_stolen; the others stay with their worker, which takes them back as usual, or,
-// when it is idle (their child ended on another worker), steals them from itself, newest first
-// and before any other work, as a pool's worker takes back its own deque's. So a run steals a large, random share of its
-// continuations, at every depth, whatever the machine's load: the steal paths (stolen strands,
-// implicit joins, joins that suspend, merged views) run far more often than on a pool, where
-// steals depend on idle workers.
+// tine::worker_backend installed that asks for an offer at every fork, and every continuation
+// offered is, with the given probability, handed at once to a shared pool from which any idle
+// worker takes it and runs it with resume_stolen; the others stay with their worker, which takes
+// them back as usual, or, when it is idle (their child ended on another worker), steals them
+// from itself, newest first and before any other work, as a pool's worker takes back its own
+// deque's. So a run steals a large, random share of its continuations, at every depth, whatever
+// the machine's load: the steal paths (stolen strands, implicit joins, joins that suspend, merged
+// views) run far more often than on a pool, where steals depend on idle workers.
 
 #include <atomic>
 #include <cstddef>

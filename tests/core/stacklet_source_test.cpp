@@ -109,7 +109,8 @@ class sourcing_backend final : public tine::worker_backend {
                             const d::exception_codec* codec = nullptr)
       : m_source(source), m_codec(codec) {}
   // Takes every fork's continuation: asks for the next offer each time.
-  bool offer(d::frame* parent, void* /*child*/, tine::deque<d::frame*>& /*continuations*/) override {
+  bool offer(d::frame* parent, void* /*child*/,
+             tine::deque<d::frame*>& /*continuations*/) override {
     {
       std::lock_guard<std::mutex> hold(m_mutex);
       m_items.push_back(parent);

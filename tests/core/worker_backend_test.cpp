@@ -8,8 +8,9 @@
 //
 // And joins counted by the backends and finished by the frame's home worker, as the distributed
 // pool does, here with two workers of one process (so ThreadSanitizer sees every access): each
-// worker has its own backend (a queue) and steals from the other's. Every arrival at the join of a stolen
-// frame goes to `worker_backend::arrive`, which counts it in a table shared by both queues.
+// worker has its own backend (a queue) and steals from the other's. Every arrival at the join of
+// a stolen frame goes to `worker_backend::arrive`, which counts it in a table shared by both
+// queues.
 // The arrival that completes a join continues the frame at once when it happens on the frame's
 // home; otherwise the frame is handed to its home, which continues it with
 // `worker_context::resume_joined` when idle. A frame's home here is the worker whose queue first
