@@ -18,7 +18,7 @@
 /// that path. With more than one rank, every worker allocates its frames and stack allocations
 /// in its rank's slice of the uni-address region and offers its oldest continuation, one at a
 /// time, in its lane of the rank's `rma_deque`s; a rank whose workers find no work steals from
-/// other ranks (one thief per rank at a time) with one-sided operations, copying the
+/// other ranks (each of its idle workers) with one-sided operations, copying the
 /// continuation's frame to the same address, and a stolen frame's join completes on the rank
 /// that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers

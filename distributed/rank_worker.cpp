@@ -295,11 +295,9 @@ bool rank_worker::run_ready(worker_context& context) {
 }
 
 bool rank_worker::try_steal(int victim, rma_deque& deque, worker_context& context) {
-  std::unique_lock thief(m_thief, std::try_to_lock);
-  if (!thief.owns_lock()) {
-    return false;  // another worker of this rank is stealing
+  if (victim != m_rank) {
+    m_attempts.fetch_add(1, std::memory_order_relaxed);
   }
-  ++m_attempts;
   const auto start_time = std::chrono::steady_clock::now();
   const rma_deque::steal_result got = deque.steal(victim);
   if (got.what != rma_deque::status::success) {
@@ -312,21 +310,26 @@ bool rank_worker::try_steal(int victim, rma_deque& deque, worker_context& contex
     std::uint64_t operations = 0;
     std::vector<range_piece> pieces = fetch_range(m_region, victim, got.value, operations);
     m_region_operations.fetch_add(operations, std::memory_order_relaxed);
-    if (m_latencies.size() < max_latency_samples) {
-      m_latencies.push_back(
-          static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         std::chrono::steady_clock::now() - start_time)
-                                         .count()));
+    const auto took = static_cast<std::uint32_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                             start_time)
+            .count());
+    {
+      std::lock_guard lock(m_latencies_mutex);
+      if (m_latencies.size() < max_latency_samples) {
+        m_latencies.push_back(took);
+      }
     }
+    std::uint64_t bytes = 0;
     for (const range_piece& p : pieces) {
-      m_bytes += p.bytes;
+      bytes += p.bytes;
     }
-    m_pieced_steals += pieces.size() > 1 ? 1 : 0;
-    ++m_steals;
+    m_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    m_pieced_steals.fetch_add(pieces.size() > 1 ? 1 : 0, std::memory_order_relaxed);
+    m_steals.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard lock(m_mutex);
     m_held[f] = held_frame{got.value, std::move(pieces)};
   }
-  thief.unlock();
   try {
     context.resume_stolen(f);
   } catch (const std::bad_alloc&) {

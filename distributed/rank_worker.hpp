@@ -25,8 +25,10 @@
 /// - Every arrival at the join of a frame whose continuation was stolen is counted here, by
 ///   whichever worker of the rank it happens on, also for the steals among the rank's own
 ///   workers: one count per frame, whoever took it.
-/// - One thief per rank at a time steals from other ranks (and from the lanes of the rank's own
-///   workers, through its own window).
+/// - Any idle worker of the rank steals from other ranks (and from the lanes of the rank's own
+///   workers, through its own window): a rank of many workers that runs dry refills at the rate
+///   of all of them (one thief per rank made ranks of 64 threads less efficient than as many
+///   ranks of one in tools/steal_sim.py's model).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -93,9 +95,9 @@ class rank_worker {
   bool run_ready(worker_context& context);
 
   /// A worker of the rank, idle: one attempt to steal from lane `lane` of rank `victim` (`deque`
-  /// that lane's deque object, which names every rank's), unless another worker of the rank is
-  /// stealing; runs what it took on `context`. False if it took none. `victim` may be this rank
-  /// (another worker's lane: nothing to copy).
+  /// that lane's deque object, which names every rank's); runs what it took on `context`. False
+  /// if it took none. `victim` may be this rank (another worker's lane: nothing to copy). Any
+  /// number of the rank's workers may steal at once.
   bool try_steal(int victim, rma_deque& deque, worker_context& context);
 
   /// Every rank, after a root task's outcome is known and its workers are idle: no frame is
@@ -104,10 +106,14 @@ class rank_worker {
   void end_of_root() noexcept;
 
   // Read after the workers stopped for the root.
-  std::uint64_t steals() const noexcept { return m_steals; }
-  std::uint64_t pieced_steals() const noexcept { return m_pieced_steals; }
-  std::uint64_t steal_attempts() const noexcept { return m_attempts; }
-  std::uint64_t bytes_migrated() const noexcept { return m_bytes; }
+  std::uint64_t steals() const noexcept { return m_steals.load(std::memory_order_relaxed); }
+  std::uint64_t pieced_steals() const noexcept {
+    return m_pieced_steals.load(std::memory_order_relaxed);
+  }
+  std::uint64_t steal_attempts() const noexcept {
+    return m_attempts.load(std::memory_order_relaxed);
+  }
+  std::uint64_t bytes_migrated() const noexcept { return m_bytes.load(std::memory_order_relaxed); }
   std::uint64_t remote_joins() const noexcept {
     return m_remote_joins.load(std::memory_order_relaxed);
   }
@@ -179,12 +185,12 @@ class rank_worker {
   /// here, or the end of the root (a frame may leave again through an offer, unseen).
   std::unordered_map<tine::detail::frame*, held_frame> m_held;
 
-  /// One thief at a time; the counts and latencies below are written under it.
-  std::mutex m_thief;
-  std::uint64_t m_steals = 0;
-  std::uint64_t m_pieced_steals = 0;
-  std::uint64_t m_attempts = 0;
-  std::uint64_t m_bytes = 0;
+  // relaxed: statistics, counted by every worker that steals; read after the root.
+  std::atomic<std::uint64_t> m_steals{0};
+  std::atomic<std::uint64_t> m_pieced_steals{0};
+  std::atomic<std::uint64_t> m_attempts{0};
+  std::atomic<std::uint64_t> m_bytes{0};
+  std::mutex m_latencies_mutex;
   std::vector<std::uint32_t> m_latencies;
   // relaxed: a statistic, counted by every worker.
   std::atomic<std::uint64_t> m_remote_joins{0};

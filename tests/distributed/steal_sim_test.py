@@ -7,9 +7,10 @@ from tools import steal_sim
 
 
 def run(ranks, depth=8, branching=4, work_ns=100.0, steal_us=5.0, fail_us=1.0, join_us=1.0,
-        seed=1):
+        seed=1, threads=1, one_thief=False):
     tree = steal_sim.Tree(branching, depth)
-    t, ok, bad, visited = steal_sim.simulate(ranks, tree, work_ns, steal_us, fail_us, join_us, seed)
+    t, ok, bad, visited = steal_sim.simulate(ranks, tree, work_ns, steal_us, fail_us, join_us, seed,
+                                             threads, 0.5, 0.05, one_thief)
     return tree, t, ok, bad, visited
 
 
@@ -73,6 +74,32 @@ class SimulationTest(unittest.TestCase):
         two_levels = [[1, 2], [2, 4]]
         self.assertEqual(steal_sim.take_oldest(two_levels), [1, 2])
         self.assertEqual(two_levels, [[2, 4]])
+
+    def test_ranks_of_several_threads_visit_every_node_exactly_once(self):
+        for ranks, threads in [(1, 4), (2, 2), (3, 4), (8, 8)]:
+            for seed in [1, 2]:
+                tree, t, ok, _, visited = run(ranks, depth=9, seed=seed, threads=threads)
+                self.assertEqual(visited, tree.nodes(), (ranks, threads, seed))
+                self.assertGreaterEqual(t, tree.nodes() * 100e-9 / (ranks * threads))
+                if ranks == 1:
+                    self.assertEqual(ok, 0, "one rank steals only within itself")
+                else:
+                    self.assertGreater(ok, 0, "several ranks must steal across ranks")
+
+    def test_threads_within_a_rank_scale_where_ranks_alone_would_not(self):
+        # Steals across ranks so dear that two ranks of one worker gain little, while four
+        # workers of one rank, stealing at the local cost, come close to four times one.
+        tree, t1, _, _, _ = run(1, depth=9)
+        _, t2, _, _, _ = run(2, depth=9, steal_us=2e3, fail_us=2e2)
+        _, t4, _, _, _ = run(1, depth=9, threads=4)
+        self.assertLess(t1 / t2, 1.6)
+        self.assertGreater(t1 / t4, 3.5)
+
+    def test_one_thief_per_rank_visits_every_node_and_refills_ranks_more_slowly(self):
+        tree, one, _, _, visited = run(8, depth=9, threads=8, one_thief=True)
+        self.assertEqual(visited, tree.nodes())
+        _, many, _, _, _ = run(8, depth=9, threads=8)
+        self.assertGreater(one, many)
 
     def test_a_seed_repeats_its_run(self):
         self.assertEqual(run(16, depth=9, seed=7)[1:], run(16, depth=9, seed=7)[1:])
