@@ -17,8 +17,8 @@
 /// workers of a rank steal from each other's deques as in a shared-memory pool, with no MPI on
 /// that path. With more than one rank, every worker allocates its frames and stack allocations
 /// in its rank's slice of the uni-address region and offers its oldest continuation, one at a
-/// time, in its lane of the rank's `rma_deque`s; a rank whose workers find no work steals from
-/// other ranks (each of its idle workers) with one-sided operations, copying the
+/// time, in its lane (an `rma_deque`); a worker that finds no work in its rank steals from
+/// other ranks with one-sided operations, copying the
 /// continuation's frame to the same address, and a stolen frame's join completes on the rank
 /// that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers

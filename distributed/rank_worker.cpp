@@ -83,7 +83,7 @@ std::optional<std::uint64_t> rank_worker::item_for(frame* f, const void* child) 
     tine::detail::fatal("tine::mpi_pool: a frame of another rank forked here without being stolen");
   }
   // A frame of ours whose continuation was taken in this scope (by another worker of the rank,
-  // or back from the rank's deque when idle) runs on another stack than its own: its running
+  // or back from its lane when idle) runs on another stack than its own: its running
   // child is not where its allocations end, and on its own stacklet another worker may still
   // run an older child above them. Its range is not known: it stays on this rank.
   if (f->steals != 0) {

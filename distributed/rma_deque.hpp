@@ -3,7 +3,8 @@
 
 /// \file rma_deque.hpp
 /// `tine::mpi::rma_deque`: one work-stealing deque per rank, stolen from by other ranks with
-/// one-sided MPI operations, where the distributed pool's workers will offer their continuations.
+/// one-sided MPI operations (the distributed pool makes one per worker index, each worker's
+/// lane, where the worker offers its oldest continuation).
 ///
 /// The owner pushes and pops at the bottom with plain memory operations, so the work-first fast
 /// path makes no MPI call; thieves on any rank take the oldest item at the top with MPI atomics.
