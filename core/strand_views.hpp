@@ -122,7 +122,9 @@ class worker_views {
   /// then publishes the record and its views to whoever arrives last.
   TINE_NOINLINE void deposit(frame* f) noexcept {
     strand_views* s = std::exchange(m_current, nullptr);
-    if (s == nullptr || s->owner != f) {
+    // Where frames may leave the process there are no views and nothing reads views_left; every
+    // arrival would write it, several workers of a rank at once.
+    if (views_allowed() && (s == nullptr || s->owner != f)) {
       f->views_left = s;
     }
   }

@@ -20,6 +20,16 @@
 namespace tine::mpi::detail {
 namespace {
 
+// One rank runs as a shared-memory pool, with no lanes, no progress thread and no MPI while a
+// root runs. Tests built with TINE_MPI_LANES_ON_ONE_RANK give one rank the lanes and the progress
+// thread of several (steals between its workers' lanes through its own windows), so that the
+// threads of a rank run under ThreadSanitizer with MPI replaced by a one-rank stub.
+#ifdef TINE_MPI_LANES_ON_ONE_RANK
+constexpr bool lanes_on_one_rank = true;
+#else
+constexpr bool lanes_on_one_rank = false;
+#endif
+
 /// The first bytes every rank receives after a root task: how it ended, then the result's bytes.
 struct outcome_header {
   std::uint32_t threw = 0;              ///< 1: an exception escaped the root task
@@ -133,7 +143,8 @@ rank_pool::rank_pool(const pool_options& options) : m_thread(std::this_thread::g
     m_random.emplace_back(static_cast<std::uint64_t>(m_rank) * 1000003ULL + w);
   }
   m_local_steals.assign(m_workers, 0);
-  if (m_size > 1) {
+  m_lane_steals.assign(m_workers, 0);
+  if (m_size > 1 || lanes_on_one_rank) {
     m_worker = std::make_unique<rank_worker>(m_comm, *m_region);
     for (std::size_t w = 0; w < m_workers; ++w) {
       m_deques.push_back(std::make_unique<rma_deque>(m_comm, deque_capacity));  // collective
@@ -203,8 +214,9 @@ pool_counters rank_pool::counters() const noexcept {
     c.rma_operations += d->rma_operations();
   }
   c.roots = m_roots;
-  for (const std::uint64_t n : m_local_steals) {
-    c.local_steals += n;
+  for (std::size_t w = 0; w < m_workers; ++w) {
+    c.local_steals += m_local_steals[w];
+    c.lane_steals += m_lane_steals[w];
   }
   if (m_worker) {
     c.steals = m_worker->steals();
@@ -263,6 +275,7 @@ void rank_pool::work_or_steal(std::size_t w) {
       }
       if (m_deques[victim]->size() != 0 && m_worker->try_steal(m_rank, *m_deques[victim], me)) {
         ++m_local_steals[w];
+        ++m_lane_steals[w];
         return;
       }
     }

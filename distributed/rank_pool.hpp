@@ -65,6 +65,9 @@ struct pool_counters {
   std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
   /// continuations the rank's workers took from each other's deques (and lanes)
   std::uint64_t local_steals = 0;
+  /// of those, continuations a worker had offered to other ranks (taken from its lane through
+  /// this rank's own window)
+  std::uint64_t lane_steals = 0;
 };
 
 namespace detail {
@@ -155,6 +158,7 @@ class rank_pool {
   std::vector<xoshiro256ss> m_random;  // one per worker
   /// Per worker, steals from the rank's other workers (written by that worker only).
   std::vector<std::uint64_t> m_local_steals;
+  std::vector<std::uint64_t> m_lane_steals;  // of those, from another worker's lane
 
   // The pool's threads (workers 1 and up) and when they work: from a root's start, while
   // m_running is true; m_parked counts those back to waiting for the next root.
