@@ -55,13 +55,16 @@ std::uint64_t item_at_home(frame* parent, const void* child) {
     tine::detail::fatal("tine::mpi_pool: a frame outside the uni-address region forked");
   }
   // The last piece ends where the child begins, when the child is in the stacklet that was the
-  // top when the scope opened; otherwise (the child began a new stacklet, or there is no child)
-  // where that stacklet's use ends.
+  // top when the scope opened; otherwise (the child began a new stacklet) where that stacklet's
+  // use ends.
+  if (child == nullptr) {
+    tine::detail::fatal("tine::mpi_pool: internal error: a range asked for without its child");
+  }
   stacklet* top = parent->stack;
   const auto* c = static_cast<const std::byte*>(child);
   const bool spans = !in(top, start);
   const std::byte* from = spans ? top->base() : start;
-  const std::byte* to = c != nullptr && in(top, c) && c > from ? c : top->sp;
+  const std::byte* to = in(top, c) && c > from ? c : top->sp;
   const auto bytes = static_cast<std::size_t>(to - from);
   if (bytes > max_piece_bytes) {
     throw std::length_error(

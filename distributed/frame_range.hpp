@@ -42,8 +42,9 @@ struct range_piece {
 inline constexpr std::size_t max_piece_bytes = ((std::size_t{1} << 22) - 1) * 64;
 
 /// The item for `parent`'s continuation, on the rank that allocated it (its home), when it forks
-/// `child` (the child's coroutine frame, or null when a continuation is given back). Throws
-/// std::length_error when a piece exceeds max_piece_bytes.
+/// `child` (the child's coroutine frame, not null: the range ends where the child begins, or at
+/// the top of the stacklet when the child began another). Throws std::length_error when a piece
+/// exceeds max_piece_bytes.
 std::uint64_t item_at_home(tine::detail::frame* parent, const void* child);
 
 /// The frame an item names.

@@ -85,8 +85,12 @@ std::optional<std::uint64_t> rank_worker::item_for(frame* f, const void* child) 
   // A frame of ours whose continuation was taken in this scope (by another worker of the rank,
   // or back from its lane when idle) runs on another stack than its own: its running
   // child is not where its allocations end, and on its own stacklet another worker may still
-  // run an older child above them. Its range is not known: it stays on this rank.
-  if (f->steals != 0) {
+  // run an older child above them. Its range is not known: it stays on this rank. Nor is it
+  // known without its child: a continuation given back to the deque by a pop that found another's
+  // (no child named) has a child still running above it, often on another worker, and a range
+  // up to the stacklet's top would carry that child's frame along, to be written back over the
+  // live one when the frame returns home through a steal. (That lost arrivals at joins.)
+  if (f->steals != 0 || child == nullptr) {
     return std::nullopt;
   }
   try {

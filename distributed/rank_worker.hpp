@@ -87,7 +87,8 @@ class rank_worker {
 
   /// The rank deque's item for `f`'s continuation, whose running child begins at `child`;
   /// nothing when its range is too large to move, or unknown (a frame of this rank whose
-  /// continuation was taken in its current scope). Any worker of the rank.
+  /// continuation was taken in its current scope, or whose child is not named: `child` null).
+  /// Any worker of the rank.
   std::optional<std::uint64_t> item_for(tine::detail::frame* f, const void* child);
 
   /// A worker of the rank, idle (`context` its context): continues one frame whose join
