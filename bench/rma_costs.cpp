@@ -10,8 +10,8 @@
 // second of wall time while it computed (its progress thread's share is what exceeds 1.0).
 
 #include <tine/distributed/environment.hpp>
+#include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/progress_thread.hpp>
-#include <tine/distributed/rma_deque.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
 #include <sys/resource.h>
@@ -76,12 +76,11 @@ int main(int argc, char** argv) {
   if (with_thread) {
     progress = std::make_unique<tine::mpi::progress_thread>(MPI_COMM_WORLD);
   }
-  // Rank 1 offers items for steals (the deque part of stealing a continuation).
-  tine::mpi::rma_deque deque(MPI_COMM_WORLD, std::size_t{1} << 14);
+  // Rank 1 offers an item (the slot part of stealing a continuation: one replace, which costs
+  // the same whether it finds the item or, after the first, nothing).
+  tine::mpi::offer_slot slot(MPI_COMM_WORLD);
   if (rank == 1) {
-    for (std::uint64_t i = 0; i < (std::uint64_t{1} << 13); ++i) {
-      deque.push(i);
-    }
+    slot.offer(42);
   }
   // Rank 1's slice: a counter word, a flag word, and a 64 KiB block standing in for frames.
   auto* words = reinterpret_cast<std::int64_t*>(region.slice_begin(1));
@@ -139,14 +138,9 @@ int main(int argc, char** argv) {
       time_op(name.c_str(), samples, [&] { region.fetch(1, block, bytes); });
     }
     time_op("put (8 B)", samples, [&] { region.store(1, &words[3], sizeof(std::int64_t)); });
-    int stolen = 0;
-    int busy = 0;
-    time_op("rma_deque steal (success)", std::min(samples, 4000), [&] {
-      const auto got = deque.steal(1);
-      stolen += got.what == tine::mpi::rma_deque::status::success ? 1 : 0;
-      busy += got.what == tine::mpi::rma_deque::status::busy ? 1 : 0;
-    });
-    std::printf("(%d of those steals succeeded, %d found the lock taken)\n", stolen, busy);
+    int taken = 0;
+    time_op("offer_slot take", samples, [&] { taken += slot.take(1).has_value() ? 1 : 0; });
+    std::printf("(%d of those takes found the offered item)\n", taken);
     // Release rank 1.
     MPI_Accumulate(&one, 1, MPI_INT64_T, 1, offset(&words[1]), 1, MPI_INT64_T, MPI_REPLACE, win);
     MPI_Win_flush(1, win);

@@ -48,10 +48,10 @@ void choose_one_sided_components() {
 #if defined(OPEN_MPI)
   // Open MPI (4.1.4, Debian 12's) chooses a one-sided component per window, and left to itself
   // with MPI_THREAD_MULTIPLE on one machine it gives tine's windows to pt2pt or rdma: the
-  // region's MPI_Win_create then fails ("MPI_ERR_WIN: invalid window") on one rank, and the
-  // deque's window crashes on two. Without them, sm takes the windows whose ranks share memory
-  // (atomics complete without the target) and ucx the others. 0: a user's own choice stands;
-  // an excluded name that a version lacks is ignored.
+  // region's MPI_Win_create then failed ("MPI_ERR_WIN: invalid window") on one rank, and the
+  // deque window that was then each worker's lane crashed on two. Without them, sm takes the
+  // windows whose ranks share memory (atomics complete without the target) and ucx the others.
+  // 0: a user's own choice stands; an excluded name that a version lacks is ignored.
   ::setenv("OMPI_MCA_osc", "^pt2pt,rdma", 0);
 #endif
 }

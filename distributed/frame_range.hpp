@@ -3,7 +3,7 @@
 
 /// \file frame_range.hpp
 /// The bytes that move with a stolen continuation (internal to `tine::mpi_pool`), and how they
-/// are named in the rank's `rma_deque`.
+/// are named in the workers' offer slots.
 ///
 /// A continuation F moves with its frame and its own stack allocations: from F's first byte to
 /// the end of the allocations F made before the fork (a task allocates on its stack only outside
@@ -13,11 +13,11 @@
 /// stacklet in between whole, and the start of the last stacklet (the one that was the top when
 /// F's scope opened, which F records in its frame header as `stack`) up to the child.
 ///
-/// A deque item names the range in 64 bits: F's first byte (64-byte aligned, below 2^47), a flag
-/// for a range of several pieces, and the size of the range's last piece. A thief finds the other
-/// pieces by reading the victim's frame header and stacklet headers (the stacklets between do not
-/// change while F's scope is open: the worker that allocated them has parked them, or runs above
-/// them).
+/// An offered item names the range in 64 bits: F's first byte (64-byte aligned, below 2^47), a
+/// flag for a range of several pieces, and the size of the range's last piece. A thief finds the
+/// other pieces by reading the victim's frame header and stacklet headers (the stacklets between
+/// do not change while F's scope is open: the worker that allocated them has parked them, or runs
+/// above them).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -17,7 +17,7 @@
 /// workers of a rank steal from each other's deques as in a shared-memory pool, with no MPI on
 /// that path. With more than one rank, every worker allocates its frames and stack allocations
 /// in its rank's slice of the uni-address region and offers its oldest continuation, one at a
-/// time, in its lane (an `rma_deque`); a worker that finds no work in its rank steals from
+/// time, in its lane (an `offer_slot`); a worker that finds no work in its rank steals from
 /// other ranks with one-sided operations, copying the
 /// continuation's frame to the same address, and a stolen frame's join completes on the rank
 /// that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
@@ -80,11 +80,6 @@ class mpi_pool {
  public:
   using policy_type = Policy;
 
-  /// Default capacity of each worker's lane, the deque other ranks steal from (it holds one
-  /// fewer; a worker offers one continuation at a time).
-  static constexpr std::size_t default_deque_capacity =
-      mpi::detail::rank_pool::default_deque_capacity;
-
   /// The least address space each stacklet of a worker takes in its slice (committed only as
   /// touched; see rank_pool.hpp).
   static constexpr std::size_t min_stacklet_bytes = mpi::detail::rank_pool::min_stacklet_bytes;
@@ -100,10 +95,9 @@ class mpi_pool {
         m_worker_policy(topology::discover(m_core.workers_per_rank())) {}
 
   /// Collective over `comm`, with the default number of workers per rank; 0 for `slice_bytes`
-  /// or `deque_capacity` means their defaults (mpi::pool_options).
-  explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD, std::size_t slice_bytes = 0,
-                    std::size_t deque_capacity = 0)
-      : mpi_pool(mpi::pool_options{comm, 0, slice_bytes, deque_capacity}) {}
+  /// means the default (mpi::pool_options).
+  explicit mpi_pool(MPI_Comm comm = MPI_COMM_WORLD, std::size_t slice_bytes = 0)
+      : mpi_pool(mpi::pool_options{comm, 0, slice_bytes}) {}
 
   /// Collective. On the constructing thread.
   ~mpi_pool() = default;

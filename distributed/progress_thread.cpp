@@ -19,7 +19,7 @@ progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interv
 }
 
 progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval,
-                                 message_handler on_message, std::function<void()> on_poll)
+                                 message_handler on_message, poll_handler on_poll)
     : m_comm(comm), m_on_message(std::move(on_message)), m_on_poll(std::move(on_poll)) {
   m_thread = std::thread([this, interval] { run(interval); });
 }
@@ -40,6 +40,7 @@ void progress_thread::run(std::chrono::microseconds interval) {
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   const timespec pause{static_cast<time_t>(interval.count() / 1000000),
                        static_cast<long>(interval.count() % 1000000) * 1000L};
+  std::chrono::steady_clock::time_point hurry_until{};
   while (!m_stop.load(std::memory_order_relaxed)) {
     int flag = 0;
     MPI_Status status;
@@ -50,8 +51,11 @@ void progress_thread::run(std::chrono::microseconds interval) {
       m_on_message(status);
       continue;  // more may be waiting: look again before sleeping
     }
-    if (m_on_poll) {
-      m_on_poll();
+    if (m_on_poll && m_on_poll()) {
+      hurry_until = std::chrono::steady_clock::now() + burst;
+    }
+    if (std::chrono::steady_clock::now() < hurry_until) {
+      continue;  // a steal is under way here: its next operation is coming
     }
     ::nanosleep(&pause, nullptr);
   }

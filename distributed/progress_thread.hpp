@@ -41,11 +41,25 @@ class progress_thread {
   /// asynchronous progress is on (`MPICH_ASYNC_PROGRESS=1`), which makes it unnecessary.
   explicit progress_thread(MPI_Comm comm, std::chrono::microseconds interval = default_interval);
 
+  /// How long the thread polls without sleeping after `on_poll` returns true. Not with Open MPI:
+  /// there the atomics on a shared-memory window complete without the target, and a thread
+  /// spinning in MPI made the frame's fetch slower, not faster (docs/distributed.md).
+#if defined(OPEN_MPI)
+  static constexpr std::chrono::microseconds burst{0};
+#else
+  static constexpr std::chrono::microseconds burst{100};
+#endif
+
+  /// Called after each poll that found no message. True: a thief has just begun a steal here
+  /// and its next operations are coming (the frame's fetch), so poll again without sleeping for
+  /// the next `burst`, instead of making each of them wait for the next interval.
+  using poll_handler = std::function<bool()>;
+
   /// Polls `comm` itself (not duplicated; not collective) every `interval`, and hands each
   /// message found there to `on_message` at once, without sleeping in between; calls `on_poll`
   /// (when given) after each poll that found none. Always starts.
   progress_thread(MPI_Comm comm, std::chrono::microseconds interval, message_handler on_message,
-                  std::function<void()> on_poll = {});
+                  poll_handler on_poll = {});
 
   /// Stops and joins the thread (frees the duplicate, collectively, if the first form made one).
   ~progress_thread();
@@ -65,7 +79,7 @@ class progress_thread {
   MPI_Comm m_comm = MPI_COMM_NULL;
   bool m_owns_comm = false;
   message_handler m_on_message;
-  std::function<void()> m_on_poll;
+  poll_handler m_on_poll;
   // relaxed is enough for both: `stop` is only a request (join() synchronises the rest), and
   // `polls` is a statistic.
   std::atomic<bool> m_stop{false};

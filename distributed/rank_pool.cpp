@@ -12,9 +12,9 @@
 
 #include <tine/distributed/collective_call.hpp>
 #include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/rank_topology.hpp>
 #include <tine/distributed/rank_worker.hpp>
-#include <tine/distributed/rma_deque.hpp>
 #include <tine/distributed/worker_lane.hpp>
 
 namespace tine::mpi::detail {
@@ -121,9 +121,7 @@ rank_pool::rank_pool(const pool_options& options) : m_thread(std::this_thread::g
   const std::size_t slice_bytes = options.slice_bytes != 0
                                       ? options.slice_bytes
                                       : m_workers * uni_address_region::default_slice_bytes;
-  const std::size_t deque_capacity =
-      options.deque_capacity != 0 ? options.deque_capacity : default_deque_capacity;
-  check_same_parameters(m_workers, slice_bytes, deque_capacity);
+  check_same_parameters(m_workers, slice_bytes);
   if (m_workers == 0 || m_workers > 4096) {  // the same on every rank, after the check
     MPI_Comm_free(&m_comm);
     throw std::invalid_argument(
@@ -147,14 +145,18 @@ rank_pool::rank_pool(const pool_options& options) : m_thread(std::this_thread::g
   if (m_size > 1 || lanes_on_one_rank) {
     m_worker = std::make_unique<rank_worker>(m_comm, *m_region);
     for (std::size_t w = 0; w < m_workers; ++w) {
-      m_deques.push_back(std::make_unique<rma_deque>(m_comm, deque_capacity));  // collective
-      m_lanes.push_back(std::make_unique<worker_lane>(*m_worker, *m_deques[w], *m_contexts[w]));
+      m_slots.push_back(std::make_unique<offer_slot>(m_comm));  // collective
+      m_lanes.push_back(std::make_unique<worker_lane>(*m_worker, *m_slots[w], *m_contexts[w]));
     }
-    // At each poll of the progress thread, a worker whose lane is empty is asked for an offer.
+    // At each poll of the progress thread, a worker whose lane is empty is asked for an offer;
+    // when an offer was just taken, the thread polls without sleeping for a moment, so that the
+    // thief's fetch of the frame does not wait for the next interval.
     m_worker->start([this] {
+      bool taken = false;
       for (const std::unique_ptr<worker_lane>& lane : m_lanes) {
-        lane->ask_for_offer();
+        taken = lane->ask_for_offer() || taken;
       }
+      return taken;
     });
   }
   for (std::size_t w = 1; w < m_workers; ++w) {
@@ -162,27 +164,26 @@ rank_pool::rank_pool(const pool_options& options) : m_thread(std::this_thread::g
   }
 }
 
-void rank_pool::check_same_parameters(std::size_t workers, std::size_t slice_bytes,
-                                      std::size_t deque_capacity) {
-  // Windows of different sizes on different ranks crash inside MPI, or silently make a thief
-  // misread a victim's deque: refused on every rank, which all see the same values.
-  const std::uint64_t mine[3] = {workers, slice_bytes, deque_capacity};
-  std::vector<std::uint64_t> all(3 * static_cast<std::size_t>(m_size));
-  MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, m_comm);
+void rank_pool::check_same_parameters(std::size_t workers, std::size_t slice_bytes) {
+  // Regions of different sizes on different ranks crash inside MPI, or put one rank's stacks in
+  // another's slice, and different numbers of workers make windows that do not match: refused on
+  // every rank, which all see the same values.
+  const std::uint64_t mine[2] = {workers, slice_bytes};
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(m_size));
+  MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, m_comm);
   bool same = true;
   std::string listed;
   for (int r = 0; r < m_size; ++r) {
-    const std::uint64_t* theirs = &all[3 * static_cast<std::size_t>(r)];
-    same = same && theirs[0] == all[0] && theirs[1] == all[1] && theirs[2] == all[2];
+    const std::uint64_t* theirs = &all[2 * static_cast<std::size_t>(r)];
+    same = same && theirs[0] == all[0] && theirs[1] == all[1];
     listed += (r == 0 ? " rank " : ", rank ") + std::to_string(r) + " workers_per_rank " +
-              std::to_string(theirs[0]) + " slice_bytes " + std::to_string(theirs[1]) +
-              " deque_capacity " + std::to_string(theirs[2]);
+              std::to_string(theirs[0]) + " slice_bytes " + std::to_string(theirs[1]);
   }
   if (!same) {
     MPI_Comm_free(&m_comm);
     throw std::invalid_argument(
         "tine::mpi_pool: the ranks constructed the pool with different parameters (every rank "
-        "must pass the same workers_per_rank, slice_bytes and deque_capacity):" +
+        "must pass the same workers_per_rank and slice_bytes):" +
         listed);
   }
 }
@@ -199,18 +200,18 @@ rank_pool::~rank_pool() {
     t.join();
   }
   // The progress thread (which asks the lanes for offers) stops first; the stacks go back to the
-  // slice before the region goes; the deques' windows are collective.
+  // slice before the region goes; the slots' windows are collective.
   m_worker.reset();
   m_lanes.clear();
   m_contexts.clear();
-  m_deques.clear();
+  m_slots.clear();
   m_region.reset();
   MPI_Comm_free(&m_comm);
 }
 
 pool_counters rank_pool::counters() const noexcept {
   pool_counters c;
-  for (const std::unique_ptr<rma_deque>& d : m_deques) {
+  for (const std::unique_ptr<offer_slot>& d : m_slots) {
     c.rma_operations += d->rma_operations();
   }
   c.roots = m_roots;
@@ -273,7 +274,7 @@ void rank_pool::work_or_steal(std::size_t w) {
         }
         return;
       }
-      if (m_deques[victim]->size() != 0 && m_worker->try_steal(m_rank, *m_deques[victim], me)) {
+      if (m_slots[victim]->offered() && m_worker->try_steal(m_rank, *m_slots[victim], me)) {
         ++m_local_steals[w];
         ++m_lane_steals[w];
         return;
@@ -284,7 +285,7 @@ void rank_pool::work_or_steal(std::size_t w) {
   const auto victim = static_cast<int>(
       m_victims.ranks.next(m_victims.ranks.policy, static_cast<std::size_t>(m_rank), rng));
   const std::size_t lane = m_workers > 1 ? static_cast<std::size_t>(rng() % m_workers) : 0;
-  if (victim == m_rank || !m_worker->try_steal(victim, *m_deques[lane], me)) {
+  if (victim == m_rank || !m_worker->try_steal(victim, *m_slots[lane], me)) {
     std::this_thread::yield();
   }
 }

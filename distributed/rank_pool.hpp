@@ -31,7 +31,7 @@
 
 namespace tine::mpi {
 
-class rma_deque;
+class offer_slot;
 
 /// How an `mpi_pool` is made (every rank passes the same values; 0 means the default).
 ///
@@ -47,9 +47,6 @@ struct pool_options {
   std::size_t workers_per_rank = 0;
   /// Task-stack address space per rank (committed only as touched). 0: 1 GiB per worker.
   std::size_t slice_bytes = 0;
-  /// Slots of each worker's lane, the deque other ranks steal from (a power of two, at least 2;
-  /// a worker offers one continuation at a time). 0: 64.
-  std::size_t deque_capacity = 0;
 };
 
 /// What one rank's pool has done so far (`mpi_pool::counters()`).
@@ -89,9 +86,6 @@ struct victim_choosers {
 
 class rank_pool {
  public:
-  /// Default capacity of each worker's lane (it holds one fewer).
-  static constexpr std::size_t default_deque_capacity = 64;
-
   /// The least address space each stacklet of a worker takes in its slice (committed only as
   /// touched). A stolen continuation moves with its frame and its stack allocations: in one
   /// piece while they share a stacklet, in several (each a round trip more) when they do not,
@@ -132,8 +126,7 @@ class rank_pool {
 
   /// Collective, in the constructor: throws std::invalid_argument on every rank if the ranks'
   /// parameters differ.
-  void check_same_parameters(std::size_t workers, std::size_t slice_bytes,
-                             std::size_t deque_capacity);
+  void check_same_parameters(std::size_t workers, std::size_t slice_bytes);
 
   /// Worker `w`, idle: runs what is left with it, continues a frame whose join completed, or
   /// tries one steal (a worker of this rank, another worker's lane, another rank).
@@ -148,7 +141,7 @@ class rank_pool {
   std::size_t m_workers = 1;
   std::thread::id m_thread;
   std::unique_ptr<uni_address_region> m_region;
-  std::vector<std::unique_ptr<rma_deque>> m_deques;  // with more than one rank: one per worker
+  std::vector<std::unique_ptr<offer_slot>> m_slots;  // with more than one rank: one per worker
   std::vector<std::unique_ptr<worker_context>> m_contexts;
   std::unique_ptr<rank_worker> m_worker;               // with more than one rank
   std::vector<std::unique_ptr<worker_lane>> m_lanes;  // with more than one rank

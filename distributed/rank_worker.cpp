@@ -58,7 +58,7 @@ rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region)
   }
 }
 
-void rank_worker::start(std::function<void()> on_poll) {
+void rank_worker::start(progress_thread::poll_handler on_poll) {
   m_progress.emplace(
       m_comm, m_interval, [this](const MPI_Status& status) { receive(status); },
       std::move(on_poll));
@@ -298,21 +298,21 @@ bool rank_worker::run_ready(worker_context& context) {
   return true;
 }
 
-bool rank_worker::try_steal(int victim, rma_deque& deque, worker_context& context) {
+bool rank_worker::try_steal(int victim, offer_slot& slot, worker_context& context) {
   if (victim != m_rank) {
     m_attempts.fetch_add(1, std::memory_order_relaxed);
   }
   const auto start_time = std::chrono::steady_clock::now();
-  const rma_deque::steal_result got = deque.steal(victim);
-  if (got.what != rma_deque::status::success) {
+  const std::optional<std::uint64_t> got = slot.take(victim);
+  if (!got.has_value()) {
     return false;
   }
-  frame* f = item_frame(got.value);
+  frame* f = item_frame(*got);
   // From another rank: its bytes come here. (From another worker's lane of this rank, they are
   // here, and so is its entry if the frame came from another rank.)
   if (victim != m_rank) {
     std::uint64_t operations = 0;
-    std::vector<range_piece> pieces = fetch_range(m_region, victim, got.value, operations);
+    std::vector<range_piece> pieces = fetch_range(m_region, victim, *got, operations);
     m_region_operations.fetch_add(operations, std::memory_order_relaxed);
     const auto took = static_cast<std::uint32_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -332,7 +332,7 @@ bool rank_worker::try_steal(int victim, rma_deque& deque, worker_context& contex
     m_pieced_steals.fetch_add(pieces.size() > 1 ? 1 : 0, std::memory_order_relaxed);
     m_steals.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard lock(m_mutex);
-    m_held[f] = held_frame{got.value, std::move(pieces)};
+    m_held[f] = held_frame{*got, std::move(pieces)};
   }
   try {
     context.resume_stolen(f);

@@ -53,7 +53,7 @@
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
 #include <tine/distributed/progress_thread.hpp>
-#include <tine/distributed/rma_deque.hpp>
+#include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
 namespace tine::mpi::detail {
@@ -73,7 +73,7 @@ class rank_worker {
   /// Starts the rank's progress thread, which receives arrivals (and, by entering MPI, makes
   /// one-sided operations aimed at this rank complete), and calls `on_poll` after each poll that
   /// found no message (the workers' requests for offers). Once, before any worker runs.
-  void start(std::function<void()> on_poll);
+  void start(progress_thread::poll_handler on_poll);
 
   // What every worker_lane of the rank forwards (tine::worker_backend), on any of its workers.
   bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept;
@@ -85,7 +85,7 @@ class rank_worker {
   /// Exceptions kept as tokens any rank can read (exception_store.hpp).
   const tine::detail::exception_codec* exceptions() const noexcept { return &m_codec; }
 
-  /// The rank deque's item for `f`'s continuation, whose running child begins at `child`;
+  /// The offer slot's item for `f`'s continuation, whose running child begins at `child`;
   /// nothing when its range is too large to move, or unknown (a frame of this rank whose
   /// continuation was taken in its current scope, or whose child is not named: `child` null).
   /// Any worker of the rank.
@@ -95,11 +95,11 @@ class rank_worker {
   /// completed by a message. False if none.
   bool run_ready(worker_context& context);
 
-  /// A worker of the rank, idle: one attempt to steal from lane `lane` of rank `victim` (`deque`
-  /// that lane's deque object, which names every rank's); runs what it took on `context`. False
+  /// A worker of the rank, idle: one attempt to take what lane `slot` of rank `victim` offers
+  /// (`slot` that lane's object, which names every rank's); runs what it took on `context`. False
   /// if it took none. `victim` may be this rank (another worker's lane: nothing to copy). Any
   /// number of the rank's workers may steal at once.
-  bool try_steal(int victim, rma_deque& deque, worker_context& context);
+  bool try_steal(int victim, offer_slot& slot, worker_context& context);
 
   /// Every rank, after a root task's outcome is known and its workers are idle: no frame is
   /// stolen or waiting any more. Frees what is left of the exceptions kept for frames; stops the

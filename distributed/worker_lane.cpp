@@ -11,13 +11,13 @@ using tine::detail::frame_kind;
 
 bool worker_lane::offer(frame* parent, void* child, tine::deque<frame*>& continuations) {
   // One continuation at a time: while thieves have not taken the last one, keep the rest.
-  if (m_deque.size() != 0) {
+  if (m_slot.offered()) {
     return false;
   }
   if (continuations.empty()) {
     // The parent's continuation is the worker's only one.
     const std::optional<std::uint64_t> item = m_rank.item_for(parent, child);
-    return item.has_value() && m_deque.push(*item);
+    return item.has_value() && m_slot.offer(*item);
   }
   // The oldest continuation (a steal from our own deque: the rank's other workers may be
   // stealing from it too, and one may win).
@@ -40,14 +40,17 @@ bool worker_lane::offer(frame* parent, void* child, tine::deque<frame*>& continu
   if (its_child->kind != frame_kind::root && its_child->parent == oldest) {
     item = m_rank.item_for(oldest, start_of(its_child));
   }
-  if (!item.has_value() || !m_deque.push(*item)) {
+  if (!item.has_value() || !m_slot.offer(*item)) {
     m_kept.push_back(oldest);  // taken back in its turn (take_back)
   }
   return false;
 }
 
 frame* worker_lane::take_back() noexcept {
-  if (const std::optional<std::uint64_t> item = m_deque.pop()) {
+  if (const std::optional<std::uint64_t> item = m_slot.take_back()) {
+    // relaxed: only counted (ask_for_offer); one writer, so a load and a store.
+    m_taken_back.store(m_taken_back.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
     return item_frame(*item);
   }
   if (!m_kept.empty()) {

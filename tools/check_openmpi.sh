@@ -57,7 +57,7 @@ program() {
 }
 
 program region_test 1 2
-program rma_deque_test 1 2
+program offer_slot_test 1 2
 program mpi_pool_test 1 2
 program mpi_pool_steal_test 2
 program mpi_pool_exceptions_test 2

@@ -28,7 +28,8 @@ usage: steal_sim.py --ranks P [--threads 1] [--one-thief] [--branching 4] [--dep
                     [--work-ns 76] [--steal-us 12] [--fail-us 1.6] [--join-us 2]
                     [--local-steal-us 1] [--local-fail-us 1] [--seed 1]
 The default costs are tine's measured ones with MPICH's asynchronous progress on one machine (a
-UTS T1 node at one worker; an rma_deque steal plus a frame's get; a get; a fetch-and-op).
+UTS T1 node at one worker; a steal from the deque that was then the lane, plus a frame's get;
+a get; a fetch-and-op).
 Prints the nodes, the time, the efficiency (serial time over P times the parallel time), and
 the successful and failed steal attempts.
 """

@@ -1,8 +1,8 @@
 // The pool's collective calls made wrongly (run by mpiexec on 2 and 3 ranks). The first argument
 // says which mistake:
-// - parameters: the ranks construct a pool with different slice sizes, then with different deque
-//   capacities: every rank's constructor throws std::invalid_argument, naming the parameters, and
-//   a pool constructed alike afterwards works;
+// - parameters: the ranks construct a pool with different slice sizes, then with different
+//   numbers of workers: every rank's constructor throws std::invalid_argument, naming the
+//   parameters, and a pool constructed alike afterwards works;
 // - only-rank-0: rank 0 calls sync_wait, the others go on to destroy the pool: the job must end
 //   with a message naming each rank's call (tests/distributed/BUILD.bazel expects it);
 // - different-functions: the ranks call sync_wait with different functions;
@@ -35,14 +35,15 @@ tine::task<long> fib(int n) {
 tine::task<long> not_fib(int n) { co_return n; }
 
 // Whether constructing a pool with these parameters throws std::invalid_argument naming them.
-bool refused(std::size_t slice_bytes, std::size_t deque_capacity) {
+bool refused(std::size_t workers, std::size_t slice_bytes) {
   try {
-    tine::mpi_pool pool(MPI_COMM_WORLD, slice_bytes, deque_capacity);
+    tine::mpi_pool pool({.comm = MPI_COMM_WORLD, .workers_per_rank = workers,
+                         .slice_bytes = slice_bytes});
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     return what.find("different parameters") != std::string::npos &&
            what.find("slice_bytes") != std::string::npos &&
-           what.find("deque_capacity") != std::string::npos;
+           what.find("workers_per_rank") != std::string::npos;
   }
   return false;
 }
@@ -56,9 +57,9 @@ int main(int argc, char** argv) {
   const int rank = tine_test::my_rank;
   const std::size_t slice = std::size_t{64} << 20;
   if (mistake == "parameters") {
-    CHECK(refused(rank == 0 ? slice : 2 * slice, std::size_t{1} << 10));
-    CHECK(refused(slice, rank == 0 ? std::size_t{1} << 10 : std::size_t{1} << 12));
-    tine::mpi_pool pool(MPI_COMM_WORLD, slice, std::size_t{1} << 10);
+    CHECK(refused(1, rank == 0 ? slice : 2 * slice));
+    CHECK(refused(rank == 0 ? 1 : 2, slice));
+    tine::mpi_pool pool(MPI_COMM_WORLD, slice);
     CHECK(tine::sync_wait(pool, fib, 20) == 6765);
   } else {
     tine::mpi_pool pool;
