@@ -20,7 +20,10 @@ progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interv
 
 progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval,
                                  message_handler on_message, poll_handler on_poll)
-    : m_comm(comm), m_on_message(std::move(on_message)), m_on_poll(std::move(on_poll)) {
+    : m_comm(comm),
+      m_on_message(std::move(on_message)),
+      m_on_poll(std::move(on_poll)),
+      m_interval(interval) {
   m_thread = std::thread([this, interval] { run(interval); });
 }
 
@@ -40,25 +43,48 @@ void progress_thread::run(std::chrono::microseconds interval) {
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   const timespec pause{static_cast<time_t>(interval.count() / 1000000),
                        static_cast<long>(interval.count() % 1000000) * 1000L};
-  std::chrono::steady_clock::time_point hurry_until{};
   while (!m_stop.load(std::memory_order_relaxed)) {
-    int flag = 0;
-    MPI_Status status;
-    // Entering MPI is what completes the one-sided operations other ranks aim at this rank.
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm, &flag, &status);
-    m_polls.fetch_add(1, std::memory_order_relaxed);
-    if (flag != 0 && m_on_message) {
-      m_on_message(status);
+    if (poll(true) == poll_result::message) {
       continue;  // more may be waiting: look again before sleeping
     }
-    if (m_on_poll && m_on_poll()) {
-      hurry_until = std::chrono::steady_clock::now() + burst;
-    }
-    if (std::chrono::steady_clock::now() < hurry_until) {
+    if (std::chrono::steady_clock::now().time_since_epoch().count() <
+        m_hurry_until.load(std::memory_order_relaxed)) {
       continue;  // a steal is under way here: its next operation is coming
     }
     ::nanosleep(&pause, nullptr);
   }
+}
+
+progress_thread::poll_result progress_thread::poll(bool by_thread) noexcept {
+  if (m_polling.exchange(true, std::memory_order_acquire)) {
+    return poll_result::skipped;  // another thread is in MPI for this rank right now
+  }
+  int flag = 0;
+  MPI_Status status;
+  // Entering MPI is what completes the one-sided operations other ranks aim at this rank.
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m_comm, &flag, &status);
+  m_polls.fetch_add(1, std::memory_order_relaxed);
+  poll_result got = poll_result::nothing;
+  if (flag != 0 && m_on_message) {
+    m_on_message(status);  // receives it, before anyone probes again
+    got = poll_result::message;
+    if (!by_thread) {
+      m_caller_messages.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else if (m_on_poll) {
+    // At most once an interval, however many idle workers poll: what it asks of busy workers
+    // (an offer at their next fork, each an MPI call) must not come at every fork.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_last_on_poll >= m_interval) {
+      m_last_on_poll = now;
+      if (m_on_poll()) {
+        // Whoever saw it, the thread hurries (a worker that saw it may be busy again soon).
+        m_hurry_until.store((now + burst).time_since_epoch().count(), std::memory_order_relaxed);
+      }
+    }
+  }
+  m_polling.store(false, std::memory_order_release);
+  return got;
 }
 
 }  // namespace tine::mpi

@@ -16,6 +16,8 @@
 ///
 /// `tine::mpi_pool` runs one per rank with a message handler: the same entry into MPI that
 /// completes thieves' operations also receives the arrivals at the joins of frames that moved.
+/// The rank's idle workers poll too (`poll_once`), so that what comes while one of them is idle
+/// (an arrival that completes a join, a thief's operations) waits for no interval.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -57,7 +59,7 @@ class progress_thread {
 
   /// Polls `comm` itself (not duplicated; not collective) every `interval`, and hands each
   /// message found there to `on_message` at once, without sleeping in between; calls `on_poll`
-  /// (when given) after each poll that found none. Always starts.
+  /// (when given) after a poll that found none, at most once an interval. Always starts.
   progress_thread(MPI_Comm comm, std::chrono::microseconds interval, message_handler on_message,
                   poll_handler on_poll = {});
 
@@ -70,20 +72,45 @@ class progress_thread {
   /// False when MPI makes progress by itself (MPICH_ASYNC_PROGRESS=1) and no thread runs.
   bool running() const noexcept { return m_thread.joinable(); }
 
-  /// How many times the thread has entered MPI so far.
+  /// Any thread (the second form only): polls once as the thread does (hands a message found to
+  /// `on_message`; otherwise calls `on_poll` if it has not run for an interval), unless another
+  /// thread is polling at that moment, in which case it does nothing. Returns true when it
+  /// handled a message. `on_message` and `on_poll` must then be safe to call on any thread (one
+  /// at a time).
+  bool poll_once() noexcept { return poll(false) == poll_result::message; }
+
+  /// How many times the thread, or a caller of poll_once, has entered MPI so far.
   std::uint64_t polls() const noexcept { return m_polls.load(std::memory_order_relaxed); }
 
+  /// Of the messages handled, those handled by callers of poll_once, not by the thread.
+  std::uint64_t messages_polled_by_callers() const noexcept {
+    return m_caller_messages.load(std::memory_order_relaxed);
+  }
+
  private:
+  enum class poll_result { skipped, message, nothing };
+
   void run(std::chrono::microseconds interval);
+  poll_result poll(bool by_thread) noexcept;
 
   MPI_Comm m_comm = MPI_COMM_NULL;
   bool m_owns_comm = false;
   message_handler m_on_message;
   poll_handler m_on_poll;
+  std::chrono::microseconds m_interval{0};
+  /// When `on_poll` last ran. Only under m_polling.
+  std::chrono::steady_clock::time_point m_last_on_poll{};
   // relaxed is enough for both: `stop` is only a request (join() synchronises the rest), and
   // `polls` is a statistic.
   std::atomic<bool> m_stop{false};
   std::atomic<std::uint64_t> m_polls{0};
+  std::atomic<std::uint64_t> m_caller_messages{0};
+  /// Held by whoever polls: one thread at a time probes and receives, so that no two receive
+  /// the one message both saw, and `on_poll` runs on one thread at a time. acquire when taken,
+  /// release when given back: each poll sees what the previous one did.
+  std::atomic<bool> m_polling{false};
+  /// Until when (steady_clock ticks) the thread polls without sleeping. relaxed: a hint.
+  std::atomic<std::chrono::steady_clock::rep> m_hurry_until{0};
   std::thread m_thread;
 };
 

@@ -225,6 +225,7 @@ pool_counters rank_pool::counters() const noexcept {
     c.steal_attempts = m_worker->steal_attempts();
     c.bytes_migrated = m_worker->bytes_migrated();
     c.remote_joins = m_worker->remote_joins();
+    c.messages_by_workers = m_worker->messages_by_workers();
     c.rma_operations += m_worker->rma_operations();
   }
   return c;
@@ -258,6 +259,12 @@ void rank_pool::work_or_steal(std::size_t w) {
     return;
   }
   if (m_lanes[w]->run_own() || m_worker->run_ready(me)) {
+    return;
+  }
+  // An idle worker polls MPI itself: an arrival that completes a join is received here and its
+  // frame continues at once, and thieves' operations on this rank complete, without waiting for
+  // the progress thread's next interval.
+  if (m_worker->poll() && m_worker->run_ready(me)) {
     return;
   }
   if (m_workers > 1) {

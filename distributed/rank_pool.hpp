@@ -65,6 +65,9 @@ struct pool_counters {
   /// of those, continuations a worker had offered to other ranks (taken from its lane through
   /// this rank's own window)
   std::uint64_t lane_steals = 0;
+  /// messages (arrivals at joins, releases of exceptions) received by idle workers of the rank,
+  /// which poll MPI themselves, rather than by its progress thread
+  std::uint64_t messages_by_workers = 0;
 };
 
 namespace detail {

@@ -16,9 +16,10 @@
 ///   its exception; a stolen frame that reaches its join sends its arrival there with its own
 ///   bytes. The home counts arrivals (Nowa's split count) and, once the count is complete, writes
 ///   the frame's bytes in and then the children's results, and continues the frame: at once if
-///   the last arrival is one of its workers', or the next time one of them is idle if the last
-///   arrival was a message. Nothing is written into the home's copy of a frame while the frame is
-///   away, but the results its own children write there (which the home keeps, as patches).
+///   the last arrival is one of its workers', or, if it was a message, at once when an idle worker
+///   received it (idle workers poll, `poll`), else the next time one of them is idle. Nothing is
+///   written into the home's copy of a frame while the frame is away, but the results its own
+///   children write there (which the home keeps, as patches).
 /// - An exception stored in a frame is kept as a token of the rank that stored it
 ///   (exception_store.hpp); an exception sent with an arrival travels as its description and is
 ///   rebuilt with its type (exception_transport.hpp).
@@ -94,6 +95,16 @@ class rank_worker {
   /// A worker of the rank, idle (`context` its context): continues one frame whose join
   /// completed by a message. False if none.
   bool run_ready(worker_context& context);
+
+  /// A worker of the rank, idle: polls MPI as the progress thread does (receives a message, or
+  /// asks the workers for offers), unless another thread of the rank is polling. True when it
+  /// received a message.
+  bool poll() noexcept { return m_progress->poll_once(); }
+
+  /// Messages (arrivals, releases) received by workers that polled, not by the progress thread.
+  std::uint64_t messages_by_workers() const noexcept {
+    return m_progress ? m_progress->messages_polled_by_callers() : 0;
+  }
 
   /// A worker of the rank, idle: one attempt to take what lane `slot` of rank `victim` offers
   /// (`slot` that lane's object, which names every rank's); runs what it took on `context`. False
