@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdio>
 
 namespace tine_test {
@@ -16,6 +17,13 @@ inline int my_rank = 0;
 
 /// Call after MPI is initialised: remembers this rank for the reports.
 inline void start_checks() { MPI_Comm_rank(MPI_COMM_WORLD, &my_rank); }
+
+/// Collective: the sum of every rank's `mine`, on every rank.
+inline std::uint64_t sum_over_ranks(std::uint64_t mine) {
+  std::uint64_t all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
 
 /// Collective: 0 when no rank had a failed check, 1 otherwise; rank 0 says which.
 inline int finish(const char* test) {

@@ -14,16 +14,6 @@
 #include "bench/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
-namespace {
-
-std::uint64_t sum_over_ranks(std::uint64_t mine) {
-  std::uint64_t all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return all;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   tine_test::start_checks();
@@ -41,8 +31,8 @@ int main(int argc, char** argv) {
     for (;; ++rounds) {
       CHECK(tine::sync_wait(pool, distributed_tasks::fib, 24) == expected);
       const tine::mpi::pool_counters c = pool.counters();
-      joins = sum_over_ranks(c.remote_joins);
-      by_workers = sum_over_ranks(c.messages_by_workers);
+      joins = tine_test::sum_over_ranks(c.remote_joins);
+      by_workers = tine_test::sum_over_ranks(c.messages_by_workers);
       int stop = (joins > 0 && by_workers > 0) || std::chrono::steady_clock::now() > until;
       MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
       if (stop != 0) {

@@ -115,12 +115,6 @@ std::uint64_t serial_alloc_chain(int d) {
   return total;
 }
 
-std::uint64_t sum_over_ranks(std::uint64_t mine) {
-  std::uint64_t all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return all;
-}
-
 // Runs `round` (which returns whether its result was right) until the ranks stole during one
 // run and `enough` holds, at most max_rounds runs; every run must be right.
 template <typename Round, typename Enough>
@@ -129,10 +123,10 @@ void until_stolen(tine::mpi_pool<>& pool, const char* what, Round round, Enough 
   int runs = 0;
   bool stolen = false;
   while (runs < max_rounds && !stolen) {
-    const std::uint64_t before = sum_over_ranks(pool.counters().steals);
+    const std::uint64_t before = tine_test::sum_over_ranks(pool.counters().steals);
     wrong += round() ? 0 : 1;
     ++runs;
-    stolen = sum_over_ranks(pool.counters().steals) > before && enough();
+    stolen = tine_test::sum_over_ranks(pool.counters().steals) > before && enough();
   }
   if (tine_test::my_rank == 0) {
     std::printf("%s: %d runs, %d wrong%s\n", what, runs, wrong, stolen ? "" : ", never stolen");
@@ -182,7 +176,7 @@ int main(int argc, char** argv) {
           return tine::sync_wait(pool, alloc_chain, 10, std::size_t{3} << 20) ==
                  serial_alloc_chain(10);
         },
-        [&] { return sum_over_ranks(pool.counters().pieced_steals) > 0; });
+        [&] { return tine_test::sum_over_ranks(pool.counters().pieced_steals) > 0; });
   }
   return tine_test::finish("mpi_pool_stacks_test");
 }

@@ -61,12 +61,6 @@ std::uint64_t serial_tree(int depth, std::uint64_t id) {
   return sum;
 }
 
-std::uint64_t sum_over_ranks(std::uint64_t mine) {
-  std::uint64_t all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  return all;
-}
-
 // Whether making a pool with these options throws std::invalid_argument containing `text`.
 bool refused(const tine::mpi::pool_options& options, const char* text) {
   try {
@@ -97,6 +91,7 @@ int main(int argc, char** argv) {
       CHECK(tine::sync_wait(pool, fib, 24) == expected_fib);
       CHECK(tine::sync_wait(pool, tree, 7, std::uint64_t{1}, -1) == expected_tree);
       const tine::mpi::pool_counters c = pool.counters();
+      using tine_test::sum_over_ranks;
       if (sum_over_ranks(c.local_steals) > 0 && (ranks == 1 || sum_over_ranks(c.steals) > 0) &&
           (!expect_lane_steals || sum_over_ranks(c.lane_steals) > 0)) {
         break;
