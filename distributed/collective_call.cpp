@@ -14,7 +14,13 @@ constexpr int fields = 4;
 
 std::string describe(const std::uint64_t* call) {
   if (call[0] == collective_call::destroy) {
-    return "the pool's destructor (after " + std::to_string(call[1]) + " sync_wait calls)";
+    return "the pool's destructor (after " + std::to_string(call[1]) + " collective calls)";
+  }
+  if (call[0] == collective_call::allocate || call[0] == collective_call::deallocate) {
+    const char* which = call[0] == collective_call::allocate ? "the constructor" : "the destructor";
+    return std::string(which) + " of a global_vector of " + std::to_string(call[2]) +
+           " elements of " + std::to_string(call[3]) + " bytes (collective call number " +
+           std::to_string(call[1] + 1) + ")";
   }
   if (call[0] == collective_call::root) {
     return "sync_wait number " + std::to_string(call[1] + 1) + " (a root whose result is " +
@@ -103,7 +109,8 @@ void agree_on_call(MPI_Comm comm, const collective_call& mine) {
   }
   std::string message =
       "tine::mpi_pool: the ranks made different collective calls (every rank must call sync_wait "
-      "the same number of times, with the same function, then destroy the pool):";
+      "the same number of times, with the same function, make and destroy the same global "
+      "vectors in the same order, then destroy the pool):";
   for (int r = 0; r < size; ++r) {
     message += "\n  rank " + std::to_string(r) + ": " +
                describe(&all[static_cast<std::size_t>(r * fields)]);

@@ -3,7 +3,8 @@
 
 /// \file collective_call.hpp
 /// How the ranks of a distributed pool make sure they are in the same collective call (internal
-/// to `tine::mpi_pool`). Every collective member of the pool (`sync_wait`, the destructor) starts
+/// to `tine::mpi_pool`). Every collective member of the pool (`sync_wait`, the destructor, and
+/// the constructor and destructor of a global vector made on it) starts
 /// by announcing what it is to the other ranks. When the ranks disagree (one rank's `sync_wait`
 /// meets another's destructor, or a root of another function or result size) the job ends with
 /// a message that names each rank's call, where it would otherwise wait forever, or worse, mix
@@ -21,11 +22,12 @@ namespace tine::mpi::detail {
 
 /// What a rank is about to do.
 struct collective_call {
-  enum kind_t : std::uint64_t { root = 1, destroy = 2 };
+  enum kind_t : std::uint64_t { root = 1, destroy = 2, allocate = 3, deallocate = 4 };
   std::uint64_t kind;
   std::uint64_t sequence;   ///< how many collective calls this pool made before
-  std::uint64_t signature;  ///< for a root: its function's identity and its result's size
-  std::uint64_t result_bytes;
+  /// for a root: its function's identity; for a global vector: its elements
+  std::uint64_t signature;
+  std::uint64_t result_bytes;  ///< for a root: its result's size; for a global vector: an element's
 };
 
 /// Collective over `comm`: returns once every rank announced `mine`, the same call. Ends the job

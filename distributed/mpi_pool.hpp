@@ -61,6 +61,11 @@
 
 namespace tine {
 
+namespace mpi {
+template <typename T>
+class global_vector;
+}  // namespace mpi
+
 /// The distributed pool. `Policy` chooses the victims of steals, as the local pools' policy does:
 /// any `tine::victim_policy`, built once over the ranks as a topology
 /// (`tine::mpi::rank_topology`: each machine a NUMA node, distance 1 within a machine and 2
@@ -138,6 +143,9 @@ class mpi_pool {
   }
 
  private:
+  template <typename T>
+  friend class mpi::global_vector;  // made on the pool's ranks (global_vector.hpp)
+
   static std::size_t next_victim(const void* policy, std::size_t thief, xoshiro256ss& rng) {
     return static_cast<const Policy*>(policy)->next_victim(thief, rng);
   }

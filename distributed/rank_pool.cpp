@@ -189,6 +189,11 @@ void rank_pool::check_same_parameters(std::size_t workers, std::size_t slice_byt
 }
 
 rank_pool::~rank_pool() {
+  if (m_global_stores != 0) {
+    tine::detail::fatal(
+        "tine::mpi_pool: destroyed while global vectors made on it still exist (destroy every "
+        "tine::mpi::global_vector before its pool)");
+  }
   agree_on_call(m_comm, {collective_call::destroy, m_calls, 0, 0});
   {
     std::lock_guard lock(m_park);
@@ -207,6 +212,12 @@ rank_pool::~rank_pool() {
   m_slots.clear();
   m_region.reset();
   MPI_Comm_free(&m_comm);
+}
+
+void rank_pool::agree_on_global_call(bool made, std::uint64_t elements,
+                                     std::uint64_t element_bytes) {
+  agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate,
+                         m_calls++, elements, element_bytes});
 }
 
 pool_counters rank_pool::counters() const noexcept {

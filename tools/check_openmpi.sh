@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tine's distributed layer on Open MPI (Debian's openmpi-bin and libopenmpi-dev), beside the
 # Bazel test suite's MPICH: tine built with CMake against Open MPI's compiler wrapper, and the
-# distributed foundation's test programs (the region, the deque, the pool, steals and
-# exceptions across ranks, two workers per rank) built against it and run on 1 and 2 ranks. Open MPI's mpiexec runs
-# here oversubscribed (2 cores) and as root (CI). One line per program ("ok" or "FAIL" with its
-# output's tail); exits non-zero if any failed. About a minute on 2 cores.
+# distributed foundation's test programs (the region, the offer slot, the pool, steals and
+# exceptions across ranks, two workers per rank, global vectors) built against it and run on 1
+# and 2 ranks. Open MPI's mpiexec runs here oversubscribed (2 cores) and as root (CI). One line
+# per program ("ok" or "FAIL" with its output's tail); exits non-zero if any failed. About a
+# minute on 2 cores.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 src="$PWD"
@@ -62,4 +63,5 @@ program mpi_pool_test 1 2
 program mpi_pool_steal_test 2
 program mpi_pool_exceptions_test 2
 program mpi_pool_workers_test 1 2
+program global_vector_test 1 2
 exit "$failed"

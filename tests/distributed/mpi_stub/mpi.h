@@ -53,6 +53,7 @@ typedef struct MPI_Status {
 #define MPI_CHAR 1
 #define MPI_INT ((int)sizeof(int))
 #define MPI_INT64_T 8
+#define MPI_UINT32_T 4
 #define MPI_UINT64_T 8
 
 #define MPI_SUM 1
@@ -60,6 +61,7 @@ typedef struct MPI_Status {
 #define MPI_BAND 3
 #define MPI_REPLACE 4
 #define MPI_NO_OP 5
+#define MPI_MAX 6
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
 int MPI_Initialized(int* flag);

@@ -1,0 +1,171 @@
+#include <tine/distributed/global_store.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include <tine/core/context.hpp>
+#include <tine/distributed/rank_pool.hpp>
+
+namespace tine::mpi::detail {
+namespace {
+
+/// Every store of this process by id. Stores are made and destroyed outside tasks, and looked
+/// up by tasks on any worker: a lock.
+struct registry {
+  std::mutex mutex;
+  std::unordered_map<std::uint32_t, global_store*> stores;
+  std::uint32_t next_id = 1;
+};
+
+registry& stores() {
+  static registry r;
+  return r;
+}
+
+/// MPI counts are ints: long transfers go in pieces of at most this many bytes.
+constexpr std::uint64_t max_transfer = std::uint64_t{1} << 30;
+
+}  // namespace
+
+global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes)
+    : m_pool(pool), m_size(elements), m_element_bytes(element_bytes) {
+  if (tine::current_worker() != nullptr) {
+    throw std::logic_error(
+        "tine::mpi::global_vector: made inside a task; a global vector is made (and destroyed) "
+        "collectively, by every rank, outside tasks");
+  }
+  pool.agree_on_global_call(true, elements, element_bytes);
+  m_comm = pool.comm();
+  m_rank = pool.rank();
+  m_ranks = pool.size();
+  const auto ranks = static_cast<std::uint64_t>(m_ranks);
+  m_block = (elements + ranks - 1) / ranks;
+  const std::uint64_t start = std::min(elements, m_block * static_cast<std::uint64_t>(m_rank));
+  const std::uint64_t mine = std::min(elements - start, m_block);
+  // Whole cache lines: MPICH 4.0 lays out a shared-memory window wrongly when a rank's part is
+  // not a multiple of 16 bytes (offer_slot.cpp).
+  const std::uint64_t bytes = (mine * element_bytes + 63) / 64 * 64;
+  if (MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, m_comm, &m_base,
+                       &m_window) != MPI_SUCCESS) {
+    throw std::bad_alloc();
+  }
+  if (bytes != 0) {
+    std::memset(m_base, 0, static_cast<std::size_t>(bytes));  // elements start zeroed
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, m_window);
+  // Zeroed before any rank reads or writes it (the Allreduce below orders the ranks).
+  MPI_Win_sync(m_window);
+  // One id on every rank: the largest any rank would give (ranks that made stores on other
+  // communicators may be ahead).
+  registry& r = stores();
+  std::uint32_t proposed = 0;
+  {
+    std::lock_guard lock(r.mutex);
+    proposed = r.next_id;
+  }
+  MPI_Allreduce(&proposed, &m_id, 1, MPI_UINT32_T, MPI_MAX, m_comm);
+  std::lock_guard lock(r.mutex);
+  r.next_id = m_id + 1;
+  r.stores[m_id] = this;
+  pool.count_global_vector(1);
+}
+
+global_store::~global_store() {
+  if (m_live.load(std::memory_order_relaxed) != 0) {
+    tine::detail::fatal(
+        "tine::mpi::global_vector: destroyed while a checkout of it is live (a task holds one, "
+        "or a checked_out view outlived its task)");
+  }
+  {
+    registry& r = stores();
+    std::lock_guard lock(r.mutex);
+    r.stores.erase(m_id);
+  }
+  m_pool.agree_on_global_call(false, m_size, m_element_bytes);
+  MPI_Win_unlock_all(m_window);
+  MPI_Win_free(&m_window);  // collective: no rank's operation on it is in flight
+  m_pool.count_global_vector(-1);
+}
+
+global_store& global_store::find(std::uint32_t id) {
+  registry& r = stores();
+  std::lock_guard lock(r.mutex);
+  const auto found = r.stores.find(id);
+  if (found == r.stores.end()) {
+    throw std::logic_error(
+        "tine::mpi::checkout: the span's global_vector does not exist (it was destroyed)");
+  }
+  return *found->second;
+}
+
+template <typename Piece>
+void global_store::for_each_piece(std::uint64_t first, std::uint64_t count, Piece&& piece) const {
+  while (count != 0) {
+    const std::uint64_t rank = first / m_block;
+    const std::uint64_t in_block = first - rank * m_block;
+    const std::uint64_t n = std::min(count, m_block - in_block);
+    piece(static_cast<int>(rank), in_block, n);
+    first += n;
+    count -= n;
+  }
+}
+
+std::byte* global_store::local(std::uint64_t first, std::uint64_t count) const noexcept {
+  if (count == 0 || first / m_block != static_cast<std::uint64_t>(m_rank) ||
+      (first + count - 1) / m_block != static_cast<std::uint64_t>(m_rank)) {
+    return nullptr;
+  }
+  return m_base + (first - static_cast<std::uint64_t>(m_rank) * m_block) * m_element_bytes;
+}
+
+void global_store::fetch(std::byte* out, std::uint64_t first, std::uint64_t count) {
+  for_each_piece(first, count, [&](int rank, std::uint64_t at, std::uint64_t n) {
+    const std::uint64_t bytes = n * m_element_bytes;
+    const std::uint64_t from = at * m_element_bytes;
+    if (rank == m_rank) {
+      std::memcpy(out, m_base + from, bytes);
+    } else {
+      for (std::uint64_t done = 0; done < bytes; done += max_transfer) {
+        const auto part = static_cast<int>(std::min(max_transfer, bytes - done));
+        MPI_Get(out + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(from + done), part,
+                MPI_BYTE, m_window);
+      }
+      MPI_Win_flush(rank, m_window);
+    }
+    out += bytes;
+  });
+}
+
+void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t count) {
+  for_each_piece(first, count, [&](int rank, std::uint64_t at, std::uint64_t n) {
+    const std::uint64_t bytes = n * m_element_bytes;
+    const std::uint64_t to = at * m_element_bytes;
+    if (rank == m_rank) {
+      std::memcpy(m_base + to, in, bytes);
+      publish_local();
+    } else {
+      for (std::uint64_t done = 0; done < bytes; done += max_transfer) {
+        const auto part = static_cast<int>(std::min(max_transfer, bytes - done));
+        MPI_Put(in + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(to + done), part,
+                MPI_BYTE, m_window);
+      }
+      // Complete at the target before the writer goes on: whatever follows the write in the
+      // fork-join order (a join, a steal) then finds it there.
+      MPI_Win_flush(rank, m_window);
+    }
+    in += bytes;
+  });
+}
+
+void global_store::publish_local() noexcept {
+  // The window is in MPI's unified memory model: a sync orders this rank's stores to its own
+  // block before the other ranks' later one-sided reads of it.
+  MPI_Win_sync(m_window);
+}
+
+}  // namespace tine::mpi::detail

@@ -1,0 +1,85 @@
+#ifndef TINE_DISTRIBUTED_GLOBAL_STORE_HPP
+#define TINE_DISTRIBUTED_GLOBAL_STORE_HPP
+
+/// \file global_store.hpp
+/// The memory of one `tine::mpi::global_vector` on this rank (internal to global_vector.hpp):
+/// the vector's elements spread over the pool's ranks in equal contiguous blocks (rank r holds
+/// elements [r * B, (r + 1) * B), B = ceil(n / ranks)), each rank's block in an MPI window that
+/// every rank reads and writes with one-sided operations. A global span names its vector by an
+/// id that is the same on every rank, so that a span carried by a stolen frame means the same
+/// elements wherever it runs.
+
+#include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace tine::mpi::detail {
+
+class rank_pool;
+
+class global_store {
+ public:
+  /// Collective over the pool's ranks, outside tasks: every rank makes the same store (checked
+  /// like the pool's other collective calls). Throws std::logic_error inside a task;
+  /// std::bad_alloc.
+  global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes);
+
+  /// Collective. Ends the program with a message if a checkout of it is live.
+  ~global_store();
+
+  global_store(const global_store&) = delete;
+  global_store& operator=(const global_store&) = delete;
+
+  std::uint32_t id() const noexcept { return m_id; }
+  std::uint64_t size() const noexcept { return m_size; }
+
+  /// The store named `id` on this rank. Throws std::logic_error when there is none (its vector
+  /// was destroyed, or the id came from elsewhere).
+  static global_store& find(std::uint32_t id);
+
+  /// Where elements [first, first + count) are in this rank's memory, when all of them are this
+  /// rank's (and count > 0); null otherwise.
+  std::byte* local(std::uint64_t first, std::uint64_t count) const noexcept;
+
+  /// Any thread: copies elements [first, first + count) into `out`, from the ranks that hold
+  /// them (this one's own by memcpy), and returns when they are here.
+  void fetch(std::byte* out, std::uint64_t first, std::uint64_t count);
+
+  /// Any thread: writes `in` over elements [first, first + count) where they are held, and
+  /// returns when the writes are complete there (visible to any rank's later fetch).
+  void store(const std::byte* in, std::uint64_t first, std::uint64_t count);
+
+  /// Any thread: after writing this rank's own elements in place (`local`), makes the writes
+  /// visible to other ranks' fetches that follow.
+  void publish_local() noexcept;
+
+  /// A checkout begins and ends (counted, for the destructor's check).
+  void checked_out() noexcept { m_live.fetch_add(1, std::memory_order_relaxed); }
+  void checked_in() noexcept { m_live.fetch_sub(1, std::memory_order_relaxed); }
+
+ private:
+  /// Calls `piece(rank, first, count)` for each rank's part of [first, first + count), in order.
+  template <typename Piece>
+  void for_each_piece(std::uint64_t first, std::uint64_t count, Piece&& piece) const;
+
+  rank_pool& m_pool;
+  MPI_Comm m_comm = MPI_COMM_NULL;
+  MPI_Win m_window = MPI_WIN_NULL;
+  std::byte* m_base = nullptr;  ///< this rank's block
+  std::uint64_t m_size = 0;
+  std::uint64_t m_block = 0;  ///< elements per rank (the last ranks may hold fewer, or none)
+  std::size_t m_element_bytes = 0;
+  int m_rank = 0;
+  int m_ranks = 1;
+  std::uint32_t m_id = 0;
+  // relaxed: a count read only by the destructor, after the tasks that checked out ended.
+  std::atomic<std::int64_t> m_live{0};
+};
+
+}  // namespace tine::mpi::detail
+
+#endif  // TINE_DISTRIBUTED_GLOBAL_STORE_HPP

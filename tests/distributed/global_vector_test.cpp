@@ -1,0 +1,242 @@
+// tine::mpi::global_vector, global_span and checkout, on 1 to 4 ranks:
+// - vectors of 0, 1, odd, prime and 10^6 elements filled by a fork-join tree of write checkouts
+//   (leaves of a few elements: most of them held by another rank than the leaf's), then read
+//   back by another tree of read checkouts, incremented in place with read_write checkouts, and
+//   read again: each value against its closed form;
+// - random fork-join trees that write disjoint ranges and, after each join, read the whole range
+//   their children wrote and check it;
+// - misuse: a subspan past the end throws std::out_of_range, a checkout of a span whose vector
+//   was destroyed throws std::logic_error, a vector made inside a task throws std::logic_error;
+// - a direct pointer where the elements are the rank's own, a copy where they are not.
+#include <tine/distributed/distributed.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "tests/distributed/mpi_check.hpp"
+
+namespace {
+
+using tine::mpi::global_span;
+
+std::uint64_t value_at(std::uint64_t i) { return i * 2654435761u + 7; }
+
+// Writes value_at(offset + i) + add into every element, `leaf` at a time.
+tine::task<void> fill(global_span<std::uint64_t> s, std::uint64_t leaf, std::uint64_t add) {
+  if (s.size() <= leaf) {
+    auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = value_at(s.offset() + i) + add;
+    }
+    co_return;
+  }
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(fill, l, leaf, add);
+  co_await tine::call(fill, r, leaf, add);
+  co_await tine::join();
+}
+
+// The number of elements that differ from value_at(offset + i) + add.
+tine::task<std::uint64_t> count_wrong(global_span<const std::uint64_t> s, std::uint64_t leaf,
+                                      std::uint64_t add) {
+  if (s.size() <= leaf) {
+    auto in = co_await tine::mpi::checkout(s);
+    std::uint64_t wrong = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      wrong += in[i] != value_at(s.offset() + i) + add ? 1 : 0;
+    }
+    co_return wrong;
+  }
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(&a, count_wrong, l, leaf, add);
+  co_await tine::call(&b, count_wrong, r, leaf, add);
+  co_await tine::join();
+  co_return a + b;
+}
+
+tine::task<void> increment(global_span<std::uint64_t> s, std::uint64_t leaf) {
+  if (s.size() <= leaf) {
+    auto io = co_await tine::mpi::checkout(s);  // read_write
+    for (std::uint64_t& x : io) {
+      ++x;
+    }
+    co_return;
+  }
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(increment, l, leaf);
+  co_await tine::call(increment, r, leaf);
+  co_await tine::join();
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 31;
+  x *= 0x9e3779b97f4a7c15ULL;
+  return x ^ (x >> 29);
+}
+
+// Splits at a pseudo-random point into two to four parts, writes the leaves, and after each
+// join reads back everything its children wrote. Returns the number of wrong elements seen.
+tine::task<std::uint64_t> random_tree(global_span<std::uint64_t> s, std::uint64_t seed) {
+  if (s.size() <= 3 + seed % 40) {
+    auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = mix(s.offset() + i);
+    }
+    co_return 0;
+  }
+  const std::uint64_t parts = 2 + seed % 3;
+  std::uint64_t wrong[4] = {0, 0, 0, 0};
+  global_span<std::uint64_t> rest = s;
+  for (std::uint64_t p = 0; p + 1 < parts; ++p) {
+    const std::uint64_t cut = 1 + mix(seed + p) % (rest.size() - (parts - p - 1));
+    auto [part, after] = rest.split(cut);
+    co_await tine::fork(&wrong[p], random_tree, part, mix(seed * 4 + p));
+    rest = after;
+  }
+  co_await tine::call(&wrong[parts - 1], random_tree, rest, mix(seed * 4 + parts));
+  co_await tine::join();
+  auto all = co_await tine::mpi::checkout(global_span<const std::uint64_t>(s));
+  std::uint64_t here = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    here += all[i] != mix(s.offset() + i) ? 1 : 0;
+  }
+  co_return wrong[0] + wrong[1] + wrong[2] + wrong[3] + here;
+}
+
+// The example of docs/distributed.md, "Global memory".
+// [docs:global-sum]
+tine::task<double> sum_range(tine::mpi::global_span<const double> s) {
+  if (s.size() <= 4096) {
+    auto local = co_await tine::mpi::checkout(s);  // read-only: a pointer, or a copy
+    co_return std::accumulate(local.begin(), local.end(), 0.0);
+  }
+  double a = 0;
+  double b = 0;
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(&a, sum_range, l);
+  co_await tine::call(&b, sum_range, r);
+  co_await tine::join();
+  co_return a + b;
+}
+
+tine::task<void> set_to_index(tine::mpi::global_span<double> s) {
+  if (s.size() <= 4096) {
+    auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<double>(s.offset() + i);
+    }
+    co_return;  // the view ends: its elements are written back where they are held
+  }
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(set_to_index, l);
+  co_await tine::call(set_to_index, r);
+  co_await tine::join();
+}
+// [docs:global-sum end]
+
+// Whether a checkout of `s` copied its elements (false: a pointer to this rank's own).
+tine::task<int> copied(global_span<const std::uint64_t> s) {
+  auto in = co_await tine::mpi::checkout(s);
+  co_return in.copied() ? 1 : 0;
+}
+
+tine::task<std::uint64_t> count_nonzero(global_span<const std::uint64_t> s) {
+  auto in = co_await tine::mpi::checkout(s);
+  std::uint64_t nonzero = 0;
+  for (const std::uint64_t x : in) {
+    nonzero += x != 0 ? 1 : 0;
+  }
+  co_return nonzero;
+}
+
+tine::mpi_pool<>* the_pool = nullptr;
+
+tine::task<int> make_inside_a_task() {
+  try {
+    tine::mpi::global_vector<int> inside(*the_pool, 10);
+  } catch (const std::logic_error& e) {
+    co_return std::string(e.what()).find("outside tasks") != std::string::npos ? 1 : 0;
+  }
+  co_return 0;
+}
+
+tine::task<int> checkout_throws(global_span<const std::uint64_t> s) {
+  try {
+    auto in = co_await tine::mpi::checkout(s);
+  } catch (const std::logic_error& e) {
+    co_return std::string(e.what()).find("does not exist") != std::string::npos ? 1 : 0;
+  }
+  co_return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tine::mpi::environment env(argc, argv);
+  tine_test::start_checks();
+  {
+    tine::mpi_pool pool({.workers_per_rank = 2});
+    the_pool = &pool;
+    const int ranks = pool.size();
+    const std::uint64_t none = 0;
+    for (const std::uint64_t n : {0ULL, 1ULL, 7ULL, 1009ULL, 1000000ULL}) {
+      tine::mpi::global_vector<std::uint64_t> v(pool, n);
+      const global_span<std::uint64_t> s = v.span();
+      const global_span<const std::uint64_t> cs = s;
+      CHECK(v.size() == n && s.size() == n && cs.size() == n);
+      CHECK(tine::sync_wait(pool, count_nonzero, cs) == 0);  // elements start zeroed
+      const std::uint64_t leaf = n < 5000 ? 3 : 4096;
+      tine::sync_wait(pool, fill, s, leaf, none);
+      CHECK(tine::sync_wait(pool, count_wrong, cs, leaf, none) == 0);
+      tine::sync_wait(pool, increment, s, leaf);
+      CHECK(tine::sync_wait(pool, count_wrong, cs, leaf, std::uint64_t{1}) == 0);
+      CHECK(tine::sync_wait(pool, count_wrong, cs, leaf, none) == n);
+    }
+    {
+      tine::mpi::global_vector<std::uint64_t> v(pool, 50000);
+      for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        CHECK(tine::sync_wait(pool, random_tree, v.span(), seed) == 0);
+      }
+      // Rank 0 runs the root: its own block is used in place, another rank's is copied.
+      const global_span<const std::uint64_t> all = v;
+      CHECK(tine::sync_wait(pool, copied, all.subspan(0, 10)) == 0);
+      if (ranks > 1) {
+        CHECK(tine::sync_wait(pool, copied, all.subspan(all.size() - 10, 10)) == 1);
+        CHECK(tine::sync_wait(pool, copied, all.subspan(0, all.size())) == 1);
+      }
+      bool threw = false;
+      try {
+        (void)all.subspan(49990, 11);
+      } catch (const std::out_of_range& e) {
+        threw = std::string(e.what()).find("[49990, 49990 + 11) of a span of 50000") !=
+                std::string::npos;
+      }
+      CHECK(threw);
+    }
+    {
+      // [docs:global-sum-use]
+      tine::mpi::global_vector<double> v(pool, 100'000);  // collective: blocks on every rank
+      tine::sync_wait(pool, set_to_index, v.span());         // collective, as always
+      const double sum = tine::sync_wait(pool, sum_range, v.span());  // every rank gets it
+      // [docs:global-sum-use end]
+      CHECK(sum == 99'999.0 * 100'000.0 / 2);
+    }
+    global_span<const std::uint64_t> dangling;
+    {
+      tine::mpi::global_vector<std::uint64_t> gone(pool, 100);
+      dangling = gone;
+    }
+    CHECK(tine::sync_wait(pool, checkout_throws, dangling) == 1);
+    CHECK(tine::sync_wait(pool, make_inside_a_task) == 1);
+    if (tine_test::my_rank == 0) {
+      std::printf("%d rank(s): %lu steals across ranks\n", ranks,
+                  static_cast<unsigned long>(pool.counters().steals));
+    }
+  }
+  return tine_test::finish("global_vector_test");
+}
