@@ -26,7 +26,12 @@
 #include <thread>
 #include <vector>
 
+#include "bench/rank_zero_alone.hpp"
+
 namespace {
+
+using bench::median;
+using bench::others_sleep;
 
 constexpr std::size_t leaf = 4096;
 constexpr std::size_t reduce_size = 100'000'000;
@@ -117,31 +122,11 @@ tine::task<void> fill_global(tine::mpi::global_span<double> s) {
 // The leaves of the trees above over n elements.
 std::size_t leaves(std::size_t n) { return n <= leaf ? 1 : leaves(n / 2) + leaves(n - n / 2); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 template <typename Run>
 double seconds(Run&& run) {
   const auto start = std::chrono::steady_clock::now();
   run();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The other ranks wait without taking a core while rank 0 runs its own pools.
-void others_sleep(int rank, const std::function<void()>& on_rank_0) {
-  if (rank == 0) {
-    on_rank_0();
-  }
-  MPI_Request request;
-  MPI_Ibarrier(MPI_COMM_WORLD, &request);
-  for (int done = 0; done == 0;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
 }
 
 }  // namespace

@@ -27,39 +27,23 @@
 #include <vector>
 
 #include "bench/distributed_tasks.hpp"
+#include "bench/rank_zero_alone.hpp"
 #include "bench/uts.hpp"
 
 namespace {
 
+using bench::median;
+using bench::others_sleep;
+
 using distributed_tasks::fib;
 using distributed_tasks::queens;
 using distributed_tasks::uts_search;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 template <typename Scheduler, typename Run>
 double seconds(Scheduler& s, Run& run) {
   const auto start = std::chrono::steady_clock::now();
   run(s);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The other ranks wait without taking a core while rank 0 runs its own pools.
-void others_sleep(int rank, const std::function<void()>& on_rank_0) {
-  if (rank == 0) {
-    on_rank_0();
-  }
-  MPI_Request request;
-  MPI_Ibarrier(MPI_COMM_WORLD, &request);
-  for (int done = 0; done == 0;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
 }
 
 struct workload {

@@ -27,8 +27,15 @@ registry& stores() {
   return r;
 }
 
-/// MPI counts are ints: long transfers go in pieces of at most this many bytes.
-constexpr std::uint64_t max_transfer = std::uint64_t{1} << 30;
+/// Calls `transfer(offset, part)` over [0, bytes) in parts of at most 1 GiB: MPI's counts are
+/// ints.
+template <typename Transfer>
+void in_parts(std::uint64_t bytes, Transfer&& transfer) {
+  constexpr std::uint64_t max_part = std::uint64_t{1} << 30;
+  for (std::uint64_t done = 0; done < bytes; done += max_part) {
+    transfer(done, static_cast<int>(std::min(max_part, bytes - done)));
+  }
+}
 
 }  // namespace
 
@@ -130,11 +137,10 @@ void global_store::fetch(std::byte* out, std::uint64_t first, std::uint64_t coun
     if (rank == m_rank) {
       std::memcpy(out, m_base + from, bytes);
     } else {
-      for (std::uint64_t done = 0; done < bytes; done += max_transfer) {
-        const auto part = static_cast<int>(std::min(max_transfer, bytes - done));
+      in_parts(bytes, [&](std::uint64_t done, int part) {
         MPI_Get(out + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(from + done), part,
                 MPI_BYTE, m_window);
-      }
+      });
       MPI_Win_flush(rank, m_window);
     }
     out += bytes;
@@ -149,11 +155,10 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
       std::memcpy(m_base + to, in, bytes);
       publish_local();
     } else {
-      for (std::uint64_t done = 0; done < bytes; done += max_transfer) {
-        const auto part = static_cast<int>(std::min(max_transfer, bytes - done));
+      in_parts(bytes, [&](std::uint64_t done, int part) {
         MPI_Put(in + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(to + done), part,
                 MPI_BYTE, m_window);
-      }
+      });
       // Complete at the target before the writer goes on: whatever follows the write in the
       // fork-join order (a join, a steal) then finds it there.
       MPI_Win_flush(rank, m_window);
