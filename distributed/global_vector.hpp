@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -173,7 +174,8 @@ class checked_out {
   T* end() const noexcept { return m_data + m_size; }
   T& operator[](std::size_t i) const noexcept { return m_data[i]; }
 
-  /// Whether the elements were copied (held by other ranks) rather than used in place.
+  /// Whether the elements were copied (held by other ranks, or where MPI's window is not aligned
+  /// for T) rather than used in place.
   bool copied() const noexcept { return m_copy != nullptr; }
 
  private:
@@ -181,13 +183,20 @@ class checked_out {
 
   checked_out(detail::global_store& store, std::uint64_t first, std::uint64_t size)
       : m_first(first), m_size(size) {
-    if (std::byte* here = store.local(first, size)) {
+    std::byte* here = store.local(first, size);
+    // MPI chooses the window's alignment: elements it does not align for T are copied too.
+    if (here != nullptr && reinterpret_cast<std::uintptr_t>(here) % alignof(value_type) == 0) {
       m_data = reinterpret_cast<T*>(here);
     } else if (size != 0) {
-      m_copy = std::make_unique<value_type[]>(static_cast<std::size_t>(size));
+      // Raw storage, not `new value_type[]`: the elements need not be default-constructible,
+      // and the copy or the zeroing below makes them (trivially copyable types begin their
+      // lifetime so).
+      const std::size_t bytes = sizeof(value_type) * static_cast<std::size_t>(size);
+      m_copy.reset(static_cast<value_type*>(
+          ::operator new(bytes, std::align_val_t(alignof(value_type)))));
       m_data = m_copy.get();
       if constexpr (std::is_same_v<Mode, access::write_t>) {
-        std::memset(static_cast<void*>(m_copy.get()), 0, sizeof(value_type) * size);
+        std::memset(static_cast<void*>(m_copy.get()), 0, bytes);
       } else {
         store.fetch(reinterpret_cast<std::byte*>(m_copy.get()), first, size);
       }
@@ -199,8 +208,15 @@ class checked_out {
   detail::global_store* m_store = nullptr;
   std::uint64_t m_first = 0;
   std::uint64_t m_size = 0;
+  /// Frees the storage of a copy (its elements are trivially destructible).
+  struct free_copy {
+    void operator()(value_type* p) const noexcept {
+      ::operator delete(static_cast<void*>(p), std::align_val_t(alignof(value_type)));
+    }
+  };
+
   T* m_data = nullptr;
-  std::unique_ptr<value_type[]> m_copy;
+  std::unique_ptr<value_type, free_copy> m_copy;  ///< the elements, when copied
 };
 
 namespace detail {

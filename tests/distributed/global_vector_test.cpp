@@ -7,7 +7,8 @@
 //   their children wrote and check it;
 // - misuse: a subspan past the end throws std::out_of_range, a checkout of a span whose vector
 //   was destroyed throws std::logic_error, a vector made inside a task throws std::logic_error;
-// - a direct pointer where the elements are the rank's own, a copy where they are not.
+// - a direct pointer where the elements are the rank's own, a copy where they are not;
+// - elements that are trivially copyable but not default-constructible, and over-aligned.
 #include <tine/distributed/distributed.hpp>
 
 #include <cstdint>
@@ -139,6 +140,41 @@ tine::task<void> set_to_index(tine::mpi::global_span<double> s) {
 }
 // [docs:global-sum end]
 
+// An element type that is trivially copyable but has no default constructor, over-aligned.
+struct alignas(32) point {
+  point(std::int64_t x_, std::int64_t y_) : x(x_), y(y_) {}
+  std::int64_t x;
+  std::int64_t y;
+};
+
+tine::task<void> set_points(global_span<point> s) {
+  if (s.size() <= 5) {
+    auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = point(static_cast<std::int64_t>(s.offset() + i), -1);
+    }
+    co_return;
+  }
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(set_points, l);
+  co_await tine::call(set_points, r);
+  co_await tine::join();
+}
+
+// The number of points not where set_points put them (a whole-span checkout: copied when the
+// span is not all this rank's).
+tine::task<std::uint64_t> misplaced_points(global_span<const point> s) {
+  auto in = co_await tine::mpi::checkout(s);
+  std::uint64_t wrong = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(&in[i]) % alignof(point) == 0;
+    wrong += in[i].x == static_cast<std::int64_t>(s.offset() + i) && in[i].y == -1 && aligned
+                 ? 0
+                 : 1;
+  }
+  co_return wrong;
+}
+
 // Whether a checkout of `s` copied its elements (false: a pointer to this rank's own).
 tine::task<int> copied(global_span<const std::uint64_t> s) {
   auto in = co_await tine::mpi::checkout(s);
@@ -225,6 +261,11 @@ int main(int argc, char** argv) {
       const double sum = tine::sync_wait(pool, sum_range, v.span());  // every rank gets it
       // [docs:global-sum-use end]
       CHECK(sum == 99'999.0 * 100'000.0 / 2);
+    }
+    {
+      tine::mpi::global_vector<point> points(pool, 333);
+      tine::sync_wait(pool, set_points, points.span());
+      CHECK(tine::sync_wait(pool, misplaced_points, points.span()) == 0);
     }
     global_span<const std::uint64_t> dangling;
     {
