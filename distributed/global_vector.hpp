@@ -248,14 +248,6 @@ class checkout_awaitable {
   global_span<T> m_span;
 };
 
-/// Checks out the elements of `span` for reading (`const T`) or reading and writing (`T`).
-template <typename T>
-checkout_awaitable<T, std::conditional_t<std::is_const_v<T>, access::read_t, access::read_write_t>>
-checkout(global_span<T> span) noexcept {
-  return checkout_awaitable<T, std::conditional_t<std::is_const_v<T>, access::read_t,
-                                                  access::read_write_t>>(span);
-}
-
 /// Checks out the elements of `span` with the given access (`access::read`, `access::write`,
 /// `access::read_write`); the write modes need a span of non-const elements.
 template <typename T, typename Mode>
@@ -267,6 +259,13 @@ auto checkout(global_span<T> span, Mode) noexcept {
                 "access::read");
   using view_t = std::conditional_t<std::is_same_v<Mode, access::read_t>, const T, T>;
   return checkout_awaitable<view_t, Mode>(global_span<view_t>(span));
+}
+
+/// Checks out the elements of `span` for reading (`const T`) or reading and writing (`T`).
+template <typename T>
+auto checkout(global_span<T> span) noexcept {
+  return checkout(span, std::conditional_t<std::is_const_v<T>, access::read_t,
+                                           access::read_write_t>{});
 }
 
 /// A vector of `T` spread over the ranks of an `mpi_pool`: rank r holds elements [r * B,

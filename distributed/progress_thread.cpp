@@ -8,14 +8,15 @@
 
 namespace tine::mpi {
 
-progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval) {
+progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval)
+    : m_interval(interval) {
   MPI_Comm_dup(comm, &m_comm);
   m_owns_comm = true;
   const char* async = std::getenv("MPICH_ASYNC_PROGRESS");
   if (async != nullptr && async[0] == '1') {
     return;
   }
-  m_thread = std::thread([this, interval] { run(interval); });
+  m_thread = std::thread([this] { run(); });
 }
 
 progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval,
@@ -24,7 +25,7 @@ progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interv
       m_on_message(std::move(on_message)),
       m_on_poll(std::move(on_poll)),
       m_interval(interval) {
-  m_thread = std::thread([this, interval] { run(interval); });
+  m_thread = std::thread([this] { run(); });
 }
 
 progress_thread::~progress_thread() {
@@ -37,12 +38,12 @@ progress_thread::~progress_thread() {
   }
 }
 
-void progress_thread::run(std::chrono::microseconds interval) {
+void progress_thread::run() {
   // Linux delays a sleeping thread's wake-up by up to its timer slack (50 us by default) to batch
   // wake-ups; the interval is the point here, so take a slack of 1 us.
   ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-  const timespec pause{static_cast<time_t>(interval.count() / 1000000),
-                       static_cast<long>(interval.count() % 1000000) * 1000L};
+  const timespec pause{static_cast<time_t>(m_interval.count() / 1000000),
+                       static_cast<long>(m_interval.count() % 1000000) * 1000L};
   while (!m_stop.load(std::memory_order_relaxed)) {
     if (poll(true) == poll_result::message) {
       continue;  // more may be waiting: look again before sleeping

@@ -90,7 +90,7 @@ class progress_thread {
  private:
   enum class poll_result { skipped, message, nothing };
 
-  void run(std::chrono::microseconds interval);
+  void run();
   poll_result poll(bool by_thread) noexcept;
 
   MPI_Comm m_comm = MPI_COMM_NULL;

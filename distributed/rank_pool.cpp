@@ -149,8 +149,8 @@ rank_pool::rank_pool(const pool_options& options) : m_thread(std::this_thread::g
       m_lanes.push_back(std::make_unique<worker_lane>(*m_worker, *m_slots[w], *m_contexts[w]));
     }
     // At each poll of the progress thread, a worker whose lane is empty is asked for an offer;
-    // when an offer was just taken, the thread polls without sleeping for a moment, so that the
-    // thief's fetch of the frame does not wait for the next interval.
+    // when a thief has just taken one, the thread polls without sleeping for a moment (MPICH),
+    // so that the thief's fetch of the frame does not wait for the next interval.
     m_worker->start([this] {
       bool taken = false;
       for (const std::unique_ptr<worker_lane>& lane : m_lanes) {
