@@ -297,6 +297,11 @@ struct task_access {
   static promise<T>* release(task<T>& t) noexcept {
     return std::exchange(t.m_promise, nullptr);
   }
+  /// The same for a temporary task, which then ends empty with its full-expression.
+  template <typename T>
+  static promise<T>* release(task<T>&& t) noexcept {
+    return std::exchange(t.m_promise, nullptr);
+  }
 };
 
 template <typename X>
