@@ -27,6 +27,20 @@ registry& stores() {
   return r;
 }
 
+/// This process's traffic (tine::mpi::traffic). relaxed: counts, read between collective calls
+/// that order them.
+struct traffic_counters {
+  std::atomic<std::uint64_t> checkouts{0};
+  std::atomic<std::uint64_t> copied_checkouts{0};
+  std::atomic<std::uint64_t> bytes_fetched{0};
+  std::atomic<std::uint64_t> bytes_stored{0};
+};
+
+traffic_counters& counters() {
+  static traffic_counters c;
+  return c;
+}
+
 /// Calls `transfer(offset, part)` over [0, bytes) in parts of at most 1 GiB: MPI's counts are
 /// ints.
 template <typename Transfer>
@@ -38,6 +52,14 @@ void in_parts(std::uint64_t bytes, Transfer&& transfer) {
 }
 
 }  // namespace
+
+void global_store::checked_out(bool copied) noexcept {
+  m_live.fetch_add(1, std::memory_order_relaxed);
+  counters().checkouts.fetch_add(1, std::memory_order_relaxed);
+  if (copied) {
+    counters().copied_checkouts.fetch_add(1, std::memory_order_relaxed);
+  }
+}
 
 global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes)
     : m_pool(pool), m_size(elements), m_element_bytes(element_bytes) {
@@ -51,7 +73,8 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
   m_rank = pool.rank();
   m_ranks = pool.size();
   const auto ranks = static_cast<std::uint64_t>(m_ranks);
-  m_block = (elements + ranks - 1) / ranks;
+  // At least 1, so that an empty vector's block arithmetic never divides by zero.
+  m_block = std::max<std::uint64_t>(1, (elements + ranks - 1) / ranks);
   const std::uint64_t start = std::min(elements, m_block * static_cast<std::uint64_t>(m_rank));
   const std::uint64_t mine = std::min(elements - start, m_block);
   // Whole cache lines: MPICH 4.0 lays out a shared-memory window wrongly when a rank's part is
@@ -142,6 +165,7 @@ void global_store::fetch(std::byte* out, std::uint64_t first, std::uint64_t coun
                 MPI_BYTE, m_window);
       });
       MPI_Win_flush(rank, m_window);
+      counters().bytes_fetched.fetch_add(bytes, std::memory_order_relaxed);
     }
     out += bytes;
   });
@@ -162,6 +186,7 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
       // Complete at the target before the writer goes on: whatever follows the write in the
       // fork-join order (a join, a steal) then finds it there.
       MPI_Win_flush(rank, m_window);
+      counters().bytes_stored.fetch_add(bytes, std::memory_order_relaxed);
     }
     in += bytes;
   });
@@ -174,3 +199,15 @@ void global_store::publish_local() noexcept {
 }
 
 }  // namespace tine::mpi::detail
+
+namespace tine::mpi {
+
+global_traffic traffic() noexcept {
+  const detail::traffic_counters& c = detail::counters();
+  return {c.checkouts.load(std::memory_order_relaxed),
+          c.copied_checkouts.load(std::memory_order_relaxed),
+          c.bytes_fetched.load(std::memory_order_relaxed),
+          c.bytes_stored.load(std::memory_order_relaxed)};
+}
+
+}  // namespace tine::mpi

@@ -17,6 +17,22 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace tine::mpi {
+
+/// What this process's checkouts of global vectors have cost so far (all vectors, all pools):
+/// read by benchmarks and tests between collective calls.
+struct global_traffic {
+  std::uint64_t checkouts = 0;         ///< views made
+  std::uint64_t copied_checkouts = 0;  ///< of those, views that copied (not all in place)
+  std::uint64_t bytes_fetched = 0;     ///< bytes read from other ranks
+  std::uint64_t bytes_stored = 0;      ///< bytes written to other ranks
+};
+
+/// This process's totals since it started.
+global_traffic traffic() noexcept;
+
+}  // namespace tine::mpi
+
 namespace tine::mpi::detail {
 
 class rank_pool;
@@ -36,6 +52,9 @@ class global_store {
 
   std::uint32_t id() const noexcept { return m_id; }
   std::uint64_t size() const noexcept { return m_size; }
+
+  /// Elements per rank: rank r holds [r * block(), (r + 1) * block()); at least 1.
+  std::uint64_t block() const noexcept { return m_block; }
 
   /// The store named `id` on this rank. Throws std::logic_error when there is none (its vector
   /// was destroyed, or the id came from elsewhere).
@@ -57,8 +76,9 @@ class global_store {
   /// visible to other ranks' fetches that follow.
   void publish_local() noexcept;
 
-  /// A checkout begins and ends (counted, for the destructor's check).
-  void checked_out() noexcept { m_live.fetch_add(1, std::memory_order_relaxed); }
+  /// A checkout begins (`copied`: not in place) and ends: counted, for the destructor's check
+  /// and for traffic().
+  void checked_out(bool copied) noexcept;
   void checked_in() noexcept { m_live.fetch_sub(1, std::memory_order_relaxed); }
 
  private:

@@ -86,6 +86,8 @@ class global_span {
 
  public:
   using element_type = T;
+  /// tine's algorithms take a global span as their input (global_algorithms.hpp).
+  using tine_algorithm_input = void;
 
   global_span() = default;
 
@@ -201,7 +203,7 @@ class checked_out {
         store.fetch(reinterpret_cast<std::byte*>(m_copy.get()), first, size);
       }
     }
-    store.checked_out();
+    store.checked_out(m_copy != nullptr);
     m_store = &store;
   }
 
@@ -268,6 +270,16 @@ auto checkout(global_span<T> span) noexcept {
                                            access::read_write_t>{});
 }
 
+namespace detail {
+/// A checkout made at once, by code that runs inside a task already (the leaves of the
+/// algorithms on global spans are plain functions that their tasks call).
+template <typename T, typename Mode>
+auto checkout_here(global_span<T> span, Mode) {
+  using view_t = std::conditional_t<std::is_same_v<Mode, access::read_t>, const T, T>;
+  return checkout_awaiter<view_t, Mode>{global_span<view_t>(span)}.await_resume();
+}
+}  // namespace detail
+
 /// A vector of `T` spread over the ranks of an `mpi_pool`: rank r holds elements [r * B,
 /// (r + 1) * B), B = ceil(size / ranks). Made and destroyed collectively (every rank, outside
 /// tasks, in the same order as its other collective calls on the pool); destroy it before the
@@ -285,6 +297,9 @@ class global_vector {
 
   global_vector(const global_vector&) = delete;
   global_vector& operator=(const global_vector&) = delete;
+
+  /// tine's algorithms take a global vector as their input, as its span (global_algorithms.hpp).
+  using tine_algorithm_input = void;
 
   std::uint64_t size() const noexcept { return m_store->size(); }
 

@@ -84,6 +84,9 @@ template <victim_policy Policy = uniform_victims>
 class mpi_pool {
  public:
   using policy_type = Policy;
+  /// tine's blocking algorithms run on the pool, collectively, over global spans
+  /// (global_algorithms.hpp; algorithms/detail/entry.hpp).
+  using tine_collective_pool = void;
 
   /// The least address space each stacklet of a worker takes in its slice (committed only as
   /// touched; see rank_pool.hpp).

@@ -64,4 +64,5 @@ program mpi_pool_steal_test 2
 program mpi_pool_exceptions_test 2
 program mpi_pool_workers_test 1 2
 program global_vector_test 1 2
+program global_algorithms_test 1 2
 exit "$failed"

@@ -218,6 +218,32 @@ template <typename... A>
 concept taken_by_value =
     ((std::is_lvalue_reference_v<A> || std::constructible_from<std::remove_cvref_t<A>, A>)&&...);
 
+/// An input that brings its own implementation of the algorithms (`tine::mpi::global_span`, whose
+/// elements are spread over processes): it declares `using tine_algorithm_input = void;`, and the
+/// task form calls `tine_algorithm(Impl{}, input, args...)`, found by argument-dependent lookup in
+/// the input's namespace, instead of running on iterators.
+template <typename R>
+concept own_algorithm_input = requires {
+  typename std::remove_cvref_t<R>::tine_algorithm_input;
+};
+
+template <typename Impl, typename R, typename... A>
+concept has_own_algorithm = requires(R&& r, A&&... a) {
+  tine_algorithm(Impl{}, std::forward<R>(r), std::forward<A>(a)...);
+};
+
+/// A pool that runs over several processes and takes work only through its own collective
+/// `sync_wait` (`tine::mpi_pool`) says so with `using tine_collective_pool = void;`. Its blocking
+/// algorithms accept only inputs that bring their own implementation: a standard range is one
+/// process's memory.
+template <typename S>
+concept collective_pool = requires { typename S::tine_collective_pool; };
+
+template <typename... A>
+struct first_is_own_input : std::false_type {};
+template <typename A0, typename... A>
+struct first_is_own_input<A0, A...> : std::bool_constant<own_algorithm_input<A0>> {};
+
 /// The task form of an algorithm (see the file comment). `Unbox`: a boxed result is taken out
 /// (the public form); the blocking form keeps boxes (see deliver).
 template <typename Impl, bool Unbox = true>
@@ -234,7 +260,16 @@ struct async_algorithm {
   template <typename R, typename... A>
   requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>) auto operator()(
       R&& r, A&&... args) const {
-    if constexpr (check_input_range<R>()) {
+    if constexpr (own_algorithm_input<R>) {
+      if constexpr (has_own_algorithm<Impl, R, A...>) {
+        return tine_algorithm(Impl{}, std::forward<R>(r), std::forward<A>(args)...);
+      } else {
+        static_assert(dependent_false<R>,
+                      "tine algorithm: this input brings its own implementation of the "
+                      "algorithms (a tine::mpi::global_span), and this algorithm, or this form of "
+                      "its arguments, is not among them (docs/distributed.md lists them)");
+      }
+    } else if constexpr (check_input_range<R>()) {
       if constexpr (!impl_accepts<Impl, R, A...>) {
         return;  // the algorithm's check has said why in one sentence: add nothing to it
       } else if constexpr (runs_directly<Impl, Unbox, R, A...>()) {
@@ -262,29 +297,37 @@ struct async_algorithm {
                          ", args...) instead");
 }
 
-/// The blocking form of an algorithm: `sync_wait(sched, async form, args...)`. Call it from a
-/// thread that is not a worker of any scheduler (inside a task, or an algorithm's body, use the
-/// task form): there it throws std::logic_error naming the algorithm and its task form. `Impl`
-/// names the algorithm in `Impl::name` ("reduce").
+/// The blocking form of an algorithm: `sync_wait(sched, async form, args...)`, on a scheduler or
+/// on a collective pool (then collectively, over an input that brings its own implementation).
+/// Call it from a thread that is not a worker of any scheduler (inside a task, or an algorithm's
+/// body, use the task form): there it throws std::logic_error naming the algorithm and its task
+/// form. `Impl` names the algorithm in `Impl::name` ("reduce").
 template <typename Impl>
 struct blocking_algorithm {
-  template <scheduler Sch, typename... A>
-  auto operator()(Sch& sched, A&&... args) const {
-    using async_type = async_algorithm<Impl, false>;
-    constexpr async_type async{};
-    using started = std::invoke_result_t<const async_type&, A...>;
-    if constexpr (task_type<started>) {
-      if (current_worker() != nullptr) {
-        refuse_blocking_on_worker(Impl::name,
-                                  !std::is_void_v<typename task_value<started>::type>);
-      }
-    }
-    if constexpr (!task_type<started>) {
-      return;  // the task form has refused the arguments with a static_assert: say nothing more
-    } else if constexpr (is_boxed<typename task_value<started>::type>) {
-      return sync_wait(sched, async, std::forward<A>(args)...).take();
+  template <typename Sch, typename... A>
+  requires(scheduler<Sch> || collective_pool<Sch>) auto operator()(Sch& sched, A&&... args) const {
+    if constexpr (collective_pool<Sch> && !first_is_own_input<A...>::value) {
+      static_assert(dependent_false<Sch>,
+                    "tine algorithm on a tine::mpi_pool: the input must be a "
+                    "tine::mpi::global_span or global_vector; a standard range is one rank's "
+                    "memory, which the pool's other ranks cannot reach");
     } else {
-      return sync_wait(sched, async, std::forward<A>(args)...);
+      using async_type = async_algorithm<Impl, false>;
+      constexpr async_type async{};
+      using started = std::invoke_result_t<const async_type&, A...>;
+      if constexpr (task_type<started>) {
+        if (current_worker() != nullptr) {
+          refuse_blocking_on_worker(Impl::name,
+                                    !std::is_void_v<typename task_value<started>::type>);
+        }
+      }
+      if constexpr (!task_type<started>) {
+        return;  // the task form has refused the arguments with a static_assert: say no more
+      } else if constexpr (is_boxed<typename task_value<started>::type>) {
+        return sync_wait(sched, async, std::forward<A>(args)...).take();
+      } else {
+        return sync_wait(sched, async, std::forward<A>(args)...);
+      }
     }
   }
 };
