@@ -4,16 +4,18 @@
 /// \file final.hpp
 /// What happens when a task returns (libfork paper, algorithm 5), and the step every join shares.
 ///
-/// A returning task hands its exception to its parent, frees its frame, then resumes the parent
-/// if its continuation is still ours, or takes part in the parent's join (the implicit join) if it
-/// was stolen. That arrival may complete a parent that had itself returned and was waiting for
+/// A returning task hands its exception to its parent, takes the parent's continuation back if it
+/// is still ours, frees its frame and resumes the parent; if the continuation was stolen, it frees
+/// its frame and takes part in the parent's join (the implicit join). That arrival may complete a parent that had itself returned and was waiting for
 /// its children, whose completion may complete the grandparent, and so on: `completion::finish`
 /// runs such a cascade as a loop, in constant C++ stack, however deep it is.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include <tine/core/frame.hpp>
@@ -120,18 +122,6 @@ struct completion {
     }
   }
 
-  /// A forked child has finished and its frame is freed (`result`: where it wrote its value, or
-  /// null): what runs next. The hot path.
-  TINE_ALWAYS_INLINE static std::coroutine_handle<> after_fork(
-      frame* parent, const void* result, std::uint32_t result_bytes) noexcept {
-    worker_runtime& rt = runtime();
-    if (TINE_LIKELY(resumes_parent_directly(rt, parent))) {
-      return rt.transfer(handle_of(parent));
-    }
-    return implicit_join(parent, result, result_bytes);
-  }
-
- private:
   /// True if the parent's continuation was still at the bottom of our deque (nobody stole it).
   TINE_ALWAYS_INLINE static bool resumes_parent_directly(worker_runtime& rt,
                                                          frame* parent) noexcept {
@@ -162,12 +152,32 @@ struct completion {
     return nullptr;
   }
 
-  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* parent, const void* result,
-                                                             std::uint32_t result_bytes) noexcept {
+  /// A forked child `f` has finished and its parent's continuation was stolen: frees the child's
+  /// frame (`Trivial`: without running destructors) and takes part in the parent's join (the
+  /// implicit join). Returns what runs next.
+  template <bool Trivial>
+  TINE_NOINLINE static std::coroutine_handle<> implicit_join(frame* f) noexcept {
     worker_runtime& rt = runtime();
+    frame* parent = f->parent;
     join_arrival arrival;
-    arrival.result = result;
-    arrival.result_bytes = result_bytes;
+    arrival.result = f->result;
+    arrival.result_bytes = f->result_bytes;
+    // The child's own copy of its result lives in its frame (or, when larger, with this thread):
+    // read it before the frame is freed, for an arrival at a parent in another process.
+    alignas(std::max_align_t) std::byte returned[frame::returned_capacity];
+    if (arrival.result != nullptr && TINE_UNLIKELY(frames_may_leave_process())) {
+      if (arrival.result_bytes <= frame::returned_capacity) {
+        std::memcpy(returned, f->returned, arrival.result_bytes);
+        arrival.returned = returned;
+      } else {
+        arrival.returned = kept_returned_bytes();
+      }
+    }
+    if constexpr (Trivial) {
+      stack_pop(rt.top(), handle_of(f).address());
+    } else {
+      handle_of(f).destroy();
+    }
     if (std::coroutine_handle<> next = join_stolen_parent(rt, parent, arrival)) {
       return next;
     }
@@ -194,21 +204,32 @@ struct final_awaitable {
       return completion::finish(f);
     }
     frame* parent = f->parent;
-    const frame_kind kind = f->kind;
-    const void* result = f->result;  // for a parent that moved to another process
-    constexpr std::uint32_t result_bytes = Promise::result_size;
-    if constexpr (Trivial) {
-      stack_pop(runtime().top(), self.address());
-    } else {
-      self.destroy();
+    worker_runtime& rt = runtime();
+    if (f->kind == frame_kind::call) {
+      free(rt, self);
+      return rt.transfer(handle_of(parent));
     }
-    if (kind == frame_kind::call) {
-      return runtime().transfer(handle_of(parent));
+    // A forked child: the hot path takes the parent back before freeing the frame, so that the
+    // path where the parent was stolen still finds the frame's copy of the result.
+    if (TINE_LIKELY(completion::resumes_parent_directly(rt, parent))) {
+      free(rt, self);
+      return rt.transfer(handle_of(parent));
     }
-    return completion::after_fork(parent, result, result_bytes);
+    return completion::implicit_join<Trivial>(f);
   }
 
   void await_resume() const noexcept {}
+
+ private:
+  template <typename Promise>
+  TINE_ALWAYS_INLINE static void free(worker_runtime& rt,
+                                      std::coroutine_handle<Promise> self) noexcept {
+    if constexpr (Trivial) {
+      stack_pop(rt.top(), self.address());
+    } else {
+      self.destroy();
+    }
+  }
 };
 
 }  // namespace tine::detail

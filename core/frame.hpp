@@ -56,6 +56,35 @@ inline void set_exception_codec(const exception_codec* codec) noexcept {
   tls_exception_codec = codec;
 }
 
+/// Where the calling thread's last keep_returned_bytes put its copy.
+inline thread_local const std::byte* last_kept_returned = nullptr;
+
+TINE_TLS_ACCESSOR const std::byte* kept_returned_bytes() noexcept { return last_kept_returned; }
+
+/// Keeps a copy of a result larger than frame::returned_capacity for the calling worker, whose
+/// frames may leave the process (see frame::returned): copies `n` bytes from `p` into the
+/// thread's buffer, which kept_returned_bytes() reads until the thread's next call. The buffer
+/// grows to the largest result kept and lives as long as the thread.
+TINE_TLS_ACCESSOR void keep_returned_bytes(const void* p, std::size_t n) noexcept {
+  struct buffer {
+    std::byte* bytes = nullptr;
+    std::size_t capacity = 0;
+    ~buffer() { ::operator delete(bytes); }
+  };
+  static thread_local buffer kept;
+  if (n > kept.capacity) {
+    auto* grown = static_cast<std::byte*>(::operator new(n, std::nothrow));
+    if (grown == nullptr) {
+      fatal("out of memory keeping a task's result for its arrival at a moved parent's join");
+    }
+    ::operator delete(kept.bytes);
+    kept.bytes = grown;
+    kept.capacity = n;
+  }
+  std::memcpy(kept.bytes, p, n);
+  last_kept_returned = kept.bytes;
+}
+
 /// How a task was started, which decides what its final awaitable does.
 enum class frame_kind : std::uint8_t {
   root,  ///< started by sync_wait: report to a root_sink
@@ -115,7 +144,7 @@ struct frame {
   pedigree_word pedigree;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
-  /// Set once an exception is stored in `m_exception` (the first one wins).
+  /// Set once an exception is stored in `running.exception` (the first one wins).
   std::atomic<bool> has_exception{false};
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
@@ -139,10 +168,10 @@ struct frame {
       if (const exception_codec* codec = read_tls_exception_codec();
           TINE_UNLIKELY(codec != nullptr)) {
         const std::uintptr_t token = codec->encode(codec->self, std::move(e));
-        std::memcpy(m_exception, &token, sizeof token);
+        std::memcpy(running.exception, &token, sizeof token);
         return;
       }
-      ::new (static_cast<void*>(m_exception)) std::exception_ptr(std::move(e));
+      ::new (static_cast<void*>(running.exception)) std::exception_ptr(std::move(e));
     }
   }
 
@@ -151,30 +180,48 @@ struct frame {
     if (const exception_codec* codec = read_tls_exception_codec();
         TINE_UNLIKELY(codec != nullptr)) {
       std::uintptr_t token = 0;
-      std::memcpy(&token, m_exception, sizeof token);
+      std::memcpy(&token, running.exception, sizeof token);
       has_exception.store(false, std::memory_order_relaxed);
       return codec->decode(codec->self, token);
     }
-    auto* stored = std::launder(reinterpret_cast<std::exception_ptr*>(m_exception));
+    auto* stored = std::launder(reinterpret_cast<std::exception_ptr*>(running.exception));
     std::exception_ptr e = std::move(*stored);
     stored->~exception_ptr();
     has_exception.store(false, std::memory_order_relaxed);
     return e;
   }
 
-  /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
-  /// `pedigree.rank` has the cached flag; pedigree.hpp). Not initialised.
-  std::uint64_t position_key;
-  /// tine::reducer: the views of the strands that began with steals of this task's continuation
-  /// in the current scope, newest first. Each thief links its own here when it steals; they
-  /// are merged by the last strand to arrive at the join (strand_views.hpp). Not initialised:
-  /// the first thief of a scope overwrites it.
-  strand_views* views_stolen;
+  /// What the frame holds only while its task runs.
+  struct running_state {
+    /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
+    /// `pedigree.rank` has the cached flag; pedigree.hpp). Not initialised.
+    std::uint64_t position_key;
+    /// tine::reducer: the views of the strands that began with steals of this task's
+    /// continuation in the current scope, newest first. Each thief links its own here when it
+    /// steals; they are merged by the last strand to arrive at the join (strand_views.hpp). Not
+    /// initialised: the first thief of a scope overwrites it.
+    strand_views* views_stolen;
+    /// The stored exception, as raw storage so that the frame stays trivially destructible:
+    /// frames are freed without running destructors, and an exception is always taken out
+    /// before its frame is freed.
+    alignas(std::exception_ptr) std::byte exception[sizeof(std::exception_ptr)];
+  };
 
- private:
-  /// Raw storage, so that the frame stays trivially destructible: frames are freed without
-  /// running destructors, and an exception is always taken out before its frame is freed.
-  alignas(std::exception_ptr) std::byte m_exception[sizeof(std::exception_ptr)];
+  /// The bytes a task keeps of its result, from its `co_return` until it has arrived at its
+  /// parent's join (results of at most this size; larger ones: keep_returned_bytes()).
+  static constexpr std::size_t returned_capacity = sizeof(running_state);
+
+  union {
+    running_state running;
+    /// A copy of the task's result, written by `co_return` after the result itself. Every member
+    /// of `running` is dead by then: no strand reads this task's pedigree key or links views
+    /// into it once its last join has returned, and a task that returns holds no exception.
+    /// Why the copy: the result is written into this process's copy of the parent, and when the
+    /// parent has moved to another process, that copy may be overwritten (another worker of
+    /// this process steals the parent back) before the child's arrival reads the result there;
+    /// the arrival sends these bytes instead (join_arrival::returned).
+    std::byte returned[returned_capacity];
+  };
 };
 
 static_assert(sizeof(std::uintptr_t) <= sizeof(std::exception_ptr),

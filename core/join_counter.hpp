@@ -31,6 +31,11 @@ struct join_arrival {
   /// frame's own arrival), and its size.
   const void* result = nullptr;
   std::uint32_t result_bytes = 0;
+  /// The same bytes as the child returned them, kept apart from the frame, when the worker's
+  /// frames may leave the process (null otherwise): `result` points into this process's copy of
+  /// the frame, which a steal of the frame back from another process may overwrite before the
+  /// arrival reads it (frame::returned).
+  const void* returned = nullptr;
   /// A child's exception, not yet stored in the frame.
   std::exception_ptr exception;
   /// True when the frame itself arrives at its join (its continuation's arrival), false for a

@@ -17,7 +17,7 @@
 /// demand, each frame's once, and cached in the frame.
 ///
 /// `pedigree_word::rank` holds the rank (a multiple of pedigree_step) and two flags:
-/// - `cached`: `frame::position_key` holds the frame's key;
+/// - `cached`: `frame::running.position_key` holds the frame's key;
 /// - `claimed`: (a called child) its rank was claimed from its parent.
 /// A called child's word is 0 until then. Ranks count modulo 2^30 per task: a task that hands out
 /// more ranks than that repeats its children's and generators' streams.
@@ -76,12 +76,12 @@ inline std::uint32_t load_rank(frame* f) noexcept {
 
 inline std::uint64_t load_key(frame* f) noexcept {
   // relaxed: ordered after the store that published it by load_rank's acquire.
-  return std::atomic_ref<std::uint64_t>(f->position_key).load(std::memory_order_relaxed);
+  return std::atomic_ref<std::uint64_t>(f->running.position_key).load(std::memory_order_relaxed);
 }
 
 /// Makes `key` `f`'s key, at `f`'s start (a seeded task), before any strand below it exists.
 inline void set_key(frame* f, std::uint64_t key) noexcept {
-  std::atomic_ref<std::uint64_t>(f->position_key).store(key, std::memory_order_relaxed);
+  std::atomic_ref<std::uint64_t>(f->running.position_key).store(key, std::memory_order_relaxed);
   // release: a strand that sees `cached` sees the key.
   std::atomic_ref<std::uint32_t>(f->pedigree.rank).store(cached, std::memory_order_release);
 }
@@ -152,7 +152,7 @@ TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
     }
     const std::uint32_t rank = rank_of(y, bits);
     key = combine(key, rank);
-    std::atomic_ref<std::uint64_t>(y->position_key).store(key, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(y->running.position_key).store(key, std::memory_order_relaxed);
     // release: publishes position_key with the flag. A plain store is enough: once a rank is
     // settled nobody changes these bits but to add `cached`, and every strand that does writes
     // the same word.

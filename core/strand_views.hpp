@@ -12,7 +12,7 @@
 /// and the continuation run in the same strand, in serial order.
 ///
 /// A steal of task F's continuation begins a strand (F, j), j being F's steal count, and its
-/// thief links the new record into F's list (`frame::views_stolen`). Steals of one scope are
+/// thief links the new record into F's list (`frame::running.views_stolen`). Steals of one scope are
 /// serial: thief j took the continuation that thief j-1's strand pushed, through the deque's
 /// release/acquire, so the list needs no atomics. The strand that was running when F's scope
 /// opened (its *leftmost*, serially before every stolen strand) leaves its record in
@@ -111,8 +111,8 @@ class worker_views {
       return;
     }
     strand_views* s = take(f, f->steals);
-    s->next = f->steals == 1 ? nullptr : f->views_stolen;
-    f->views_stolen = s;
+    s->next = f->steals == 1 ? nullptr : f->running.views_stolen;
+    f->running.views_stolen = s;
     m_current = s;
   }
 
@@ -141,7 +141,7 @@ class worker_views {
     strand_views* left = f->views_left;
     // The list runs from the last steal back to the first: reverse it into serial order.
     strand_views* in_order = nullptr;
-    for (strand_views* s = f->views_stolen; s != nullptr;) {
+    for (strand_views* s = f->running.views_stolen; s != nullptr;) {
       strand_views* older = s->next;
       s->next = in_order;
       in_order = s;

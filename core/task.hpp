@@ -16,6 +16,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <type_traits>
 #include <utility>
@@ -173,6 +174,19 @@ struct promise : promise_base {
     this->check_joined();
     if (void* where = this->frame_header.result; where != nullptr) {
       *static_cast<T*>(where) = std::forward<U>(value);
+      keep_returned(where);
+    }
+  }
+
+ private:
+  /// Keeps a copy of the bytes just written, for an arrival at a parent that moved to another
+  /// process (frame::returned): one more store of the value for a small result, nothing for a
+  /// larger one unless the worker's frames may leave the process.
+  TINE_ALWAYS_INLINE void keep_returned(const void* where) noexcept {
+    if constexpr (sizeof(T) <= frame::returned_capacity) {
+      std::memcpy(this->frame_header.returned, where, sizeof(T));
+    } else if (TINE_UNLIKELY(frames_may_leave_process())) {
+      keep_returned_bytes(where, sizeof(T));
     }
   }
 };

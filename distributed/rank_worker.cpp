@@ -105,16 +105,20 @@ bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
   if (!a.frame_itself) {
     // A child of `f` ended here and `f` had been stolen since it was forked (by another rank,
     // or by another worker of this one).
+    // The result's bytes as the child returned them: it wrote them into this rank's copy of `f`
+    // too, but another worker of this rank that steals `f` back from another rank overwrites
+    // that copy with the frame's bytes, perhaps before this reads it (join_arrival::returned).
+    const void* bytes = a.returned != nullptr ? a.returned : a.result;
     if (home != m_rank) {
-      send_arrival(f, a.strands, a.result, a.result_bytes, {}, a.exception);
+      send_arrival(f, a.strands, {a.result, bytes, a.result_bytes}, {}, a.exception);
       return false;
     }
     std::optional<patch> result;
     if (a.result != nullptr && a.result_bytes != 0) {
-      // The child wrote it into this rank's copy of `f` just now; the copy is overwritten when the
-      // frame's bytes come home, and this goes in after them.
-      const auto* from = static_cast<const std::byte*>(a.result);
-      result = patch{const_cast<std::byte*>(from), {from, from + a.result_bytes}};
+      // The copy of `f` here is overwritten when the frame's bytes come home; this goes in after.
+      const auto* from = static_cast<const std::byte*>(bytes);
+      result = patch{static_cast<std::byte*>(const_cast<void*>(a.result)),
+                     {from, from + a.result_bytes}};
     }
     std::optional<join_record> done =
         count_at_home(f, a.strands, {}, std::move(result), std::move(a.exception));
@@ -146,7 +150,7 @@ bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
   }
   // Its bytes go home with its arrival. (A frame reaches its end inside a scope only by
   // throwing: a task that returns a value joins first. So no value goes home with it.)
-  send_arrival(f, a.strands, nullptr, 0, pieces, nullptr);
+  send_arrival(f, a.strands, {}, pieces, nullptr);
   return false;
 }
 
@@ -190,8 +194,8 @@ void rank_worker::apply(frame* f, join_record& record) noexcept {
   }
 }
 
-void rank_worker::send_arrival(frame* f, std::uint32_t strands, const void* result,
-                               std::uint32_t result_bytes, const std::vector<range_piece>& pieces,
+void rank_worker::send_arrival(frame* f, std::uint32_t strands, const result_bytes& result,
+                               const std::vector<range_piece>& pieces,
                                const std::exception_ptr& exception) {
   std::string description;
   if (exception) {
@@ -204,14 +208,14 @@ void rank_worker::send_arrival(frame* f, std::uint32_t strands, const void* resu
   arrival_header h{};
   h.frame = reinterpret_cast<std::uintptr_t>(f);
   h.strands = strands;
-  h.result_at = reinterpret_cast<std::uintptr_t>(result);
-  h.result_bytes = result != nullptr ? result_bytes : 0;
+  h.result_at = reinterpret_cast<std::uintptr_t>(result.at);
+  h.result_bytes = result.at != nullptr ? result.size : 0;
   h.pieces = static_cast<std::uint32_t>(pieces.size());
   h.exception_bytes = exception ? description.size() + 1 : 0;  // +1: never 0 when it threw
   std::vector<std::byte> buffer;
   try {
     append(buffer, &h, sizeof h);
-    append(buffer, result, h.result_bytes);
+    append(buffer, result.bytes, h.result_bytes);
     for (const range_piece& p : pieces) {
       const piece_header ph{reinterpret_cast<std::uintptr_t>(p.at), p.bytes};
       append(buffer, &ph, sizeof ph);

@@ -172,10 +172,16 @@ class rank_worker {
   /// Worker: a complete record goes into its frame (bytes, then results, then the exception).
   static void apply(tine::detail::frame* f, join_record& record) noexcept;
 
+  /// A child's result in an arrival: where it goes in the frame, and its bytes.
+  struct result_bytes {
+    const void* at = nullptr;
+    const void* bytes = nullptr;
+    std::uint32_t size = 0;
+  };
+
   /// Sends an arrival at `f`'s join to its home.
-  void send_arrival(tine::detail::frame* f, std::uint32_t strands, const void* result,
-                    std::uint32_t result_bytes, const std::vector<range_piece>& pieces,
-                    const std::exception_ptr& exception);
+  void send_arrival(tine::detail::frame* f, std::uint32_t strands, const result_bytes& result,
+                    const std::vector<range_piece>& pieces, const std::exception_ptr& exception);
 
   void receive(const MPI_Status& status);  // on the progress thread
 
