@@ -81,6 +81,10 @@ class queued_scheduler {
   void thieve() {
     tine::worker_context context(1024, /*unshared=*/true);
     context.bind();
+    // The thief keeps exceptions as the queue's worker does (a distributed pool's workers all
+    // have its codec): a frame it resumes may store one that the worker takes, and the reverse.
+    const tine::detail::exception_codec* saved = tine::detail::read_tls_exception_codec();
+    tine::detail::set_exception_codec(m_queue.exceptions());
     tine::worker_context* worker = nullptr;
     while ((worker = m_context.load(std::memory_order_acquire)) == nullptr) {
       std::this_thread::yield();
@@ -92,6 +96,7 @@ class queued_scheduler {
         context.resume_stolen(f);
       }
     }
+    tine::detail::set_exception_codec(saved);
     context.unbind();
   }
 
