@@ -7,16 +7,21 @@
 // Workloads, the same calls on both sides (automatic grain):
 // - reduce: tine::reduce of 10^8 doubles;
 // - transform_reduce: the sum of squares of the same 10^8 doubles;
-// - for_each: x = sin(x) + 1, 64 times over, on each of 10^6 doubles (compute-heavy).
+// - for_each: x = sin(x) + 1, 64 times over, on each of 10^6 doubles (compute-heavy);
+// - sort: tine::sort of 10^7 doubles, random, already sorted and reversed (refilled before each
+//   run, untimed); the global form's time includes making and freeing its scratch vector.
 // As in mpi_pool_bench, rank 0 first runs the busy pools on a std::vector while the other ranks
 // sleep, then every rank runs the pool (one worker per rank unless TINE_MPI_WORKERS_PER_RANK
 // says otherwise) on global vectors; rank 0 prints the medians, their ratios, and, per run over
-// all ranks, the checkouts that copied and the bytes they moved (tine::mpi::traffic).
+// all ranks, the checkouts that copied, the bytes they moved, and the lines of other ranks'
+// memory read from the block cache of all lines read through it (tine::mpi::traffic).
 #include <tine/algorithms/algorithms.hpp>
 #include <tine/distributed/distributed.hpp>
 #include <tine/schedulers/busy_pool.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +37,7 @@ using bench::others_sleep;
 
 constexpr std::size_t reduce_size = 100'000'000;
 constexpr std::size_t for_each_size = 1'000'000;
+constexpr std::size_t sort_size = 10'000'000;
 
 double initial(std::size_t i) { return static_cast<double>(i % 1000) * 0.5; }
 
@@ -62,6 +68,43 @@ tine::task<void> fill_initial(tine::mpi::global_span<double> s) {
   co_await tine::join();
 }
 
+enum class order { random, sorted, reversed };
+
+double sort_input(order o, std::size_t i) {
+  switch (o) {
+    case order::sorted:
+      return static_cast<double>(i);
+    case order::reversed:
+      return static_cast<double>(sort_size - i);
+    case order::random:
+      break;
+  }
+  std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  return static_cast<double>(x >> 11);
+}
+
+tine::task<void> fill_sort_input(tine::mpi::global_span<double> s, order o) {
+  if (s.size() <= 65536) {
+    auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = sort_input(o, s.offset() + i);
+    }
+    co_return;
+  }
+  auto [l, r] = s.split(s.size() / 2);
+  co_await tine::fork(fill_sort_input, l, o);
+  co_await tine::call(fill_sort_input, r, o);
+  co_await tine::join();
+}
+
+tine::task<bool> is_sorted(tine::mpi::global_span<const double> s) {
+  auto all = co_await tine::mpi::checkout(s);
+  co_return std::is_sorted(all.begin(), all.end());
+}
+
 template <typename Run>
 double seconds(Run&& run) {
   const auto start = std::chrono::steady_clock::now();
@@ -69,8 +112,18 @@ double seconds(Run&& run) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-enum workload { reduce, transform_reduce, for_each, workloads };
-const char* const names[workloads] = {"reduce", "transform_reduce", "for_each"};
+enum workload {
+  reduce,
+  transform_reduce,
+  for_each,
+  sort_random,
+  sort_sorted,
+  sort_reversed,
+  workloads
+};
+const char* const names[workloads] = {"reduce",      "transform_reduce", "for_each",
+                                      "sort random", "sort sorted",      "sort reversed"};
+const order sort_orders[3] = {order::random, order::sorted, order::reversed};
 
 }  // namespace
 
@@ -113,6 +166,14 @@ int main(int argc, char** argv) {
           each[i] = initial(i);
         }
         busy[w][for_each].push_back(seconds([&] { tine::for_each(p, each, heavy{}); }));
+        std::vector<double> keys(sort_size);
+        for (int k = 0; k < 3; ++k) {
+          for (std::size_t i = 0; i < keys.size(); ++i) {
+            keys[i] = sort_input(sort_orders[k], i);
+          }
+          busy[w][sort_random + k].push_back(seconds([&] { tine::sort(p, keys); }));
+          right = right && std::is_sorted(keys.begin(), keys.end());
+        }
       }
     }
   });
@@ -127,6 +188,8 @@ int main(int argc, char** argv) {
     to.checkouts += b.checkouts - a.checkouts;
     to.bytes_fetched += b.bytes_fetched - a.bytes_fetched;
     to.bytes_stored += b.bytes_stored - a.bytes_stored;
+    to.cache_hits += b.cache_hits - a.cache_hits;
+    to.cache_misses += b.cache_misses - a.cache_misses;
   };
   {
     tine::mpi::global_vector<double> data(pool, reduce_size);
@@ -148,34 +211,53 @@ int main(int argc, char** argv) {
       dist[for_each].push_back(seconds([&] { tine::for_each(pool, each, heavy{}); }));
       add_traffic(moved[for_each], before, tine::mpi::traffic());
     }
+    {
+      tine::mpi::global_vector<double> keys(pool, sort_size);
+      for (int r = 0; r < rounds; ++r) {
+        for (int k = 0; k < 3; ++k) {
+          tine::sync_wait(pool, fill_sort_input, keys.span(), sort_orders[k]);
+          const auto before = tine::mpi::traffic();
+          dist[sort_random + k].push_back(seconds([&] { tine::sort(pool, keys); }));
+          add_traffic(moved[sort_random + k], before, tine::mpi::traffic());
+          if (r == rounds - 1) {
+            right = right && tine::sync_wait(pool, is_sorted, keys.span());
+          }
+        }
+      }
+    }
     // A spot check of for_each's result: the element's value after heavy{}.
     double want = initial(for_each_size - 7);
     heavy{}(want);
     const std::uint64_t at = tine::find_if(pool, each, [want](double x) { return x == want; });
     right = right && at <= for_each_size - 7;
   }
-  std::uint64_t mine[workloads * 3];
-  std::uint64_t all[workloads * 3];
+  constexpr int figures = 5;
+  std::uint64_t mine[workloads * figures];
+  std::uint64_t all[workloads * figures];
   for (int w = 0; w < workloads; ++w) {
-    mine[3 * w] = moved[w].copied_checkouts;
-    mine[3 * w + 1] = moved[w].checkouts;
-    mine[3 * w + 2] = moved[w].bytes_fetched + moved[w].bytes_stored;
+    mine[figures * w] = moved[w].copied_checkouts;
+    mine[figures * w + 1] = moved[w].checkouts;
+    mine[figures * w + 2] = moved[w].bytes_fetched + moved[w].bytes_stored;
+    mine[figures * w + 3] = moved[w].cache_hits;
+    mine[figures * w + 4] = moved[w].cache_misses;
   }
-  MPI_Reduce(mine, all, workloads * 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(mine, all, workloads * figures, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     std::printf("%d rank(s) of %zu worker(s), %d rounds, medians in ms\n", size,
                 pool.workers_per_rank(), rounds);
-    std::printf("%-17s %9s %9s %9s %8s %8s %17s %10s\n", "workload", "mpi_pool", "busy(1)",
-                "busy(2)", "/busy(1)", "/busy(2)", "copied/checkouts", "MB moved");
+    std::printf("%-17s %9s %9s %9s %8s %8s %17s %10s %15s\n", "workload", "mpi_pool", "busy(1)",
+                "busy(2)", "/busy(1)", "/busy(2)", "copied/checkouts", "MB moved",
+                "cache hits/lines");
     for (int w = 0; w < workloads; ++w) {
       const double d = median(dist[w]);
       const double b1 = median(busy[0][w]);
       const double b2 = median(busy[1][w]);
-      std::printf("%-17s %9.1f %9.1f %9.1f %8.3f %8.3f %8.1f of %6.1f %10.1f\n", names[w],
-                  d * 1e3, b1 * 1e3, b2 * 1e3, d / b1, d / b2,
-                  static_cast<double>(all[3 * w]) / rounds,
-                  static_cast<double>(all[3 * w + 1]) / rounds,
-                  static_cast<double>(all[3 * w + 2]) / rounds / 1e6);
+      const std::uint64_t* f = all + figures * w;
+      std::printf("%-17s %9.1f %9.1f %9.1f %8.3f %8.3f %8.1f of %6.1f %10.1f %6.1f of %6.1f\n",
+                  names[w], d * 1e3, b1 * 1e3, b2 * 1e3, d / b1, d / b2,
+                  static_cast<double>(f[0]) / rounds, static_cast<double>(f[1]) / rounds,
+                  static_cast<double>(f[2]) / rounds / 1e6, static_cast<double>(f[3]) / rounds,
+                  static_cast<double>(f[3] + f[4]) / rounds);
     }
     if (!right) {
       std::printf("WRONG RESULT\n");

@@ -6,9 +6,10 @@
 ///
 /// A returning task hands its exception to its parent, takes the parent's continuation back if it
 /// is still ours, frees its frame and resumes the parent; if the continuation was stolen, it frees
-/// its frame and takes part in the parent's join (the implicit join). That arrival may complete a parent that had itself returned and was waiting for
-/// its children, whose completion may complete the grandparent, and so on: `completion::finish`
-/// runs such a cascade as a loop, in constant C++ stack, however deep it is.
+/// its frame and takes part in the parent's join (the implicit join). That arrival may complete
+/// a parent that had itself returned and was waiting for its children, whose completion may
+/// complete the grandparent, and so on: `completion::finish` runs such a cascade as a loop, in
+/// constant C++ stack, however deep it is.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -29,8 +29,9 @@ struct strand_views;
 /// How a worker whose frames may move to another process keeps the exceptions it stores in them
 /// (the distributed pool's): `encode` turns an exception into a token that fits the frame and
 /// means something on every process (the pool: an entry of the rank that stored it, whose
-/// description any rank can read), and `decode` turns a token back into an exception, once. Installed per thread with
-/// `set_exception_codec`; without one, frames hold the `std::exception_ptr` itself.
+/// description any rank can read), and `decode` turns a token back into an exception, once.
+/// Installed per thread with `set_exception_codec`; without one, frames hold the
+/// `std::exception_ptr` itself.
 struct exception_codec {
   std::uintptr_t (*encode)(void* self, std::exception_ptr e) noexcept;
   std::exception_ptr (*decode)(void* self, std::uintptr_t token) noexcept;

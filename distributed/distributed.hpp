@@ -11,6 +11,7 @@
 #include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/global_algorithms.hpp>
 #include <tine/distributed/global_scan.hpp>
+#include <tine/distributed/global_sort.hpp>
 #include <tine/distributed/global_vector.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 #include <tine/distributed/remote_error.hpp>

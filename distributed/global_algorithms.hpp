@@ -30,7 +30,8 @@
 ///   none (a position in a span is an index); `any_of`, `all_of`, `none_of`;
 /// - `min_element(s[, comp[, proj]])`, `max_element(...)`: the index of the first smallest
 ///   (largest) element, `s.size()` for an empty span;
-/// - `inclusive_scan`, `exclusive_scan`: global_scan.hpp.
+/// - `inclusive_scan`, `exclusive_scan`: global_scan.hpp;
+/// - `sort`, `stable_sort`: global_sort.hpp.
 ///
 /// Element functions (`f`, `op`, `transform`, `pred`, `comp`, `proj`) are copied into the tasks
 /// and may run on any rank, so they hold no pointers into a rank's heap; they are plain functions

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include <tine/core/context.hpp>
+#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/rank_pool.hpp>
 
 namespace tine::mpi::detail {
@@ -116,6 +117,7 @@ global_store::~global_store() {
     std::lock_guard lock(r.mutex);
     r.stores.erase(m_id);
   }
+  block_cache::instance().forget_store(m_id);
   m_pool.agree_on_global_call(false, m_size, m_element_bytes);
   MPI_Win_unlock_all(m_window);
   MPI_Win_free(&m_window);  // collective: no rank's operation on it is in flight
@@ -145,6 +147,11 @@ void global_store::for_each_piece(std::uint64_t first, std::uint64_t count, Piec
   }
 }
 
+std::uint64_t global_store::held_bytes(int rank) const noexcept {
+  const std::uint64_t start = std::min(m_size, m_block * static_cast<std::uint64_t>(rank));
+  return std::min(m_size - start, m_block) * m_element_bytes;
+}
+
 std::byte* global_store::local(std::uint64_t first, std::uint64_t count) const noexcept {
   if (count == 0 || first / m_block != static_cast<std::uint64_t>(m_rank) ||
       (first + count - 1) / m_block != static_cast<std::uint64_t>(m_rank)) {
@@ -160,12 +167,17 @@ void global_store::fetch(std::byte* out, std::uint64_t first, std::uint64_t coun
     if (rank == m_rank) {
       std::memcpy(out, m_base + from, bytes);
     } else {
-      in_parts(bytes, [&](std::uint64_t done, int part) {
-        MPI_Get(out + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(from + done), part,
-                MPI_BYTE, m_window);
-      });
-      MPI_Win_flush(rank, m_window);
-      counters().bytes_fetched.fetch_add(bytes, std::memory_order_relaxed);
+      std::uint64_t fetched = 0;
+      if (!block_cache::instance().read(m_window, m_id, rank, from, bytes, held_bytes(rank), out,
+                                        fetched)) {
+        in_parts(bytes, [&](std::uint64_t done, int part) {
+          MPI_Get(out + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(from + done), part,
+                  MPI_BYTE, m_window);
+        });
+        MPI_Win_flush(rank, m_window);
+        fetched = bytes;
+      }
+      counters().bytes_fetched.fetch_add(fetched, std::memory_order_relaxed);
     }
     out += bytes;
   });
@@ -184,8 +196,9 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
                 MPI_BYTE, m_window);
       });
       // Complete at the target before the writer goes on: whatever follows the write in the
-      // fork-join order (a join, a steal) then finds it there.
+      // fork-join order (a join, a steal) then finds it there, and not in this rank's cache.
       MPI_Win_flush(rank, m_window);
+      block_cache::instance().forget(m_id, rank, to, bytes);
       counters().bytes_stored.fetch_add(bytes, std::memory_order_relaxed);
     }
     in += bytes;
@@ -204,10 +217,13 @@ namespace tine::mpi {
 
 global_traffic traffic() noexcept {
   const detail::traffic_counters& c = detail::counters();
+  const detail::block_cache& cache = detail::block_cache::instance();
   return {c.checkouts.load(std::memory_order_relaxed),
           c.copied_checkouts.load(std::memory_order_relaxed),
           c.bytes_fetched.load(std::memory_order_relaxed),
-          c.bytes_stored.load(std::memory_order_relaxed)};
+          c.bytes_stored.load(std::memory_order_relaxed),
+          cache.hits(),
+          cache.misses()};
 }
 
 }  // namespace tine::mpi

@@ -26,6 +26,8 @@ struct global_traffic {
   std::uint64_t copied_checkouts = 0;  ///< of those, views that copied (not all in place)
   std::uint64_t bytes_fetched = 0;     ///< bytes read from other ranks
   std::uint64_t bytes_stored = 0;      ///< bytes written to other ranks
+  std::uint64_t cache_hits = 0;    ///< lines of other ranks' memory read from this rank's cache
+  std::uint64_t cache_misses = 0;  ///< lines fetched into it (block_cache.hpp)
 };
 
 /// This process's totals since it started.
@@ -82,6 +84,9 @@ class global_store {
   void checked_in() noexcept { m_live.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
+  /// The bytes of elements `rank` holds.
+  std::uint64_t held_bytes(int rank) const noexcept;
+
   /// Calls `piece(rank, first, count)` for each rank's part of [first, first + count), in order.
   template <typename Piece>
   void for_each_piece(std::uint64_t first, std::uint64_t count, Piece&& piece) const;

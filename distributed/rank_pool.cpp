@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/collective_call.hpp>
 #include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/offer_slot.hpp>
@@ -347,6 +348,8 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
         "thread is the rank's first worker)");
   }
   agree_on_call(m_comm, {collective_call::root, m_calls++, signature, value_bytes});
+  // A new root follows whatever every rank's earlier roots wrote (an acquire point).
+  block_cache::instance().invalidate();
   // The pool's threads look for work until the outcome is known here.
   {
     std::lock_guard lock(m_park);

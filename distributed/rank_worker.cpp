@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/exception_transport.hpp>
 
 namespace tine::mpi::detail {
@@ -192,6 +193,9 @@ void rank_worker::apply(frame* f, join_record& record) noexcept {
   if (record.exception) {
     f->stash_exception(std::move(record.exception));
   }
+  // The frame goes on after strands that may have run on other ranks: this rank's cached lines
+  // of global vectors may predate their writes (an acquire point).
+  block_cache::instance().invalidate();
 }
 
 void rank_worker::send_arrival(frame* f, std::uint32_t strands, const result_bytes& result,
@@ -335,8 +339,13 @@ bool rank_worker::try_steal(int victim, offer_slot& slot, worker_context& contex
     m_bytes.fetch_add(bytes, std::memory_order_relaxed);
     m_pieced_steals.fetch_add(pieces.size() > 1 ? 1 : 0, std::memory_order_relaxed);
     m_steals.fetch_add(1, std::memory_order_relaxed);
-    std::lock_guard lock(m_mutex);
-    m_held[f] = held_frame{*got, std::move(pieces)};
+    {
+      std::lock_guard lock(m_mutex);
+      m_held[f] = held_frame{*got, std::move(pieces)};
+    }
+    // The continuation follows what its strand did on the victim's rank: this rank's cached
+    // lines of global vectors may predate those writes (an acquire point).
+    block_cache::instance().invalidate();
   }
   try {
     context.resume_stolen(f);

@@ -65,4 +65,5 @@ program mpi_pool_exceptions_test 2
 program mpi_pool_workers_test 1 2
 program global_vector_test 1 2
 program global_algorithms_test 1 2
+program global_sort_test 2
 exit "$failed"

@@ -239,6 +239,14 @@ concept has_own_algorithm = requires(R&& r, A&&... a) {
 template <typename S>
 concept collective_pool = requires { typename S::tine_collective_pool; };
 
+/// An input may also bring its own blocking form, for an algorithm that must do collective work
+/// around its task (a sort over global spans makes its scratch vector on every rank):
+/// `tine_blocking_algorithm(Impl{}, pool, input, args...)`, found by argument-dependent lookup.
+template <typename Impl, typename Sch, typename... A>
+concept has_own_blocking_algorithm = requires(Sch& sched, A&&... a) {
+  tine_blocking_algorithm(Impl{}, sched, std::forward<A>(a)...);
+};
+
 template <typename... A>
 struct first_is_own_input : std::false_type {};
 template <typename A0, typename... A>
@@ -311,6 +319,11 @@ struct blocking_algorithm {
                     "tine algorithm on a tine::mpi_pool: the input must be a "
                     "tine::mpi::global_span or global_vector; a standard range is one rank's "
                     "memory, which the pool's other ranks cannot reach");
+    } else if constexpr (collective_pool<Sch> && has_own_blocking_algorithm<Impl, Sch, A...>) {
+      if (current_worker() != nullptr) {
+        refuse_blocking_on_worker(Impl::name, false);
+      }
+      return tine_blocking_algorithm(Impl{}, sched, std::forward<A>(args)...);
     } else {
       using async_type = async_algorithm<Impl, false>;
       constexpr async_type async{};

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/distributed/global_digest.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {
@@ -40,26 +41,8 @@ value initial(std::uint64_t i) {
   return static_cast<value>(x % 1000) - 500;  // repeats: first-of-equals matters
 }
 
-template <typename T>
-std::uint64_t digest_bytes(const T* p, std::size_t n) {
-  std::uint64_t h = 1469598103934665603ULL;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(p);
-  for (std::size_t i = 0; i < n * sizeof(T); ++i) {
-    h = (h ^ bytes[i]) * 1099511628211ULL;
-  }
-  return h ^ n;
-}
-
-template <typename T>
-tine::task<std::uint64_t> digest_of(global_span<const T> s) {
-  auto all = co_await tine::mpi::checkout(s);
-  co_return digest_bytes(all.data(), all.size());
-}
-
-template <typename T>
-std::uint64_t digest(const std::vector<T>& v) {
-  return digest_bytes(v.data(), v.size());
-}
+using tine_test::digest;
+using tine_test::digest_of;
 
 tine::task<void> set_initial(global_span<value> s) {
   auto out = co_await tine::mpi::checkout(s, tine::mpi::access::write);
