@@ -40,6 +40,7 @@
 
 #include <tine/core/callable_check.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/held_views.hpp>
 #include <tine/core/request.hpp>
 #include <tine/core/task.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -69,6 +70,7 @@ struct spawn_request {
   /// returning a small object keeps GCC from copying the whole request into the frame again.
   spawn_awaitable<spawn_request> bind(frame& f) && noexcept {
     check.awaited();
+    check_no_held_view();
     return {this, &f};
   }
 };

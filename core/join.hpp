@@ -16,6 +16,7 @@
 
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/held_views.hpp>
 #include <tine/core/join_counter.hpp>
 #include <tine/core/request.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -71,6 +72,7 @@ struct join_request {
 
   join_awaitable bind(frame& f) && noexcept {
     check.awaited();
+    check_no_held_view();
     return {&f};
   }
 };

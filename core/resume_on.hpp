@@ -16,6 +16,7 @@
 
 #include <tine/core/concepts.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/held_views.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_runtime.hpp>
 
@@ -44,6 +45,7 @@ struct resume_on_request {
   moving_task node{};
 
   resume_on_request bind(frame& f) && noexcept {
+    check_no_held_view();
     node.task = &f;
     node.run = &moving_task::arrive;
     return *this;

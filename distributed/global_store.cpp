@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <tine/core/context.hpp>
 #include <tine/distributed/block_cache.hpp>
@@ -81,15 +82,45 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
   // Whole cache lines: MPICH 4.0 lays out a shared-memory window wrongly when a rank's part is
   // not a multiple of 16 bytes (offer_slot.cpp).
   const std::uint64_t bytes = (mine * element_bytes + 63) / 64 * 64;
-  if (MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, m_comm, &m_base,
-                       &m_window) != MPI_SUCCESS) {
+  // The ranks of this machine, as the pool's topology draws machines (within the ranks that
+  // can share memory at all), hold their blocks in one shared-memory window, each block in its
+  // own pages (noncontiguous): each maps the others' and reads and writes them in place. The
+  // same memory is also a window over all the ranks for one-sided operations from elsewhere.
+  MPI_Comm sharing = MPI_COMM_NULL;
+  MPI_Comm_split_type(m_comm, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &sharing);
+  const std::size_t machine = pool.ranks().numa_node(static_cast<std::size_t>(m_rank));
+  MPI_Comm_split(sharing, static_cast<int>(machine), m_rank, &m_machine);
+  MPI_Comm_free(&sharing);
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  const int made = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, m_machine,
+                                           &m_base, &m_shared);
+  MPI_Info_free(&info);
+  if (made != MPI_SUCCESS ||
+      MPI_Win_create(m_base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, m_comm,
+                     &m_window) != MPI_SUCCESS) {
     throw std::bad_alloc();
   }
   if (bytes != 0) {
     std::memset(m_base, 0, static_cast<std::size_t>(bytes));  // elements start zeroed
   }
+  int machine_ranks = 1;
+  MPI_Comm_size(m_machine, &machine_ranks);
+  std::vector<int> rank_of(static_cast<std::size_t>(machine_ranks));
+  MPI_Allgather(&m_rank, 1, MPI_INT, rank_of.data(), 1, MPI_INT, m_machine);
+  m_mapped.assign(static_cast<std::size_t>(m_ranks), nullptr);
+  for (int k = 0; k < machine_ranks; ++k) {
+    MPI_Aint their_bytes = 0;
+    int unit = 1;
+    std::byte* their_base = nullptr;
+    MPI_Win_shared_query(m_shared, k, &their_bytes, &unit, &their_base);
+    m_mapped[static_cast<std::size_t>(rank_of[static_cast<std::size_t>(k)])] = their_base;
+  }
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, m_shared);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, m_window);
   // Zeroed before any rank reads or writes it (the Allreduce below orders the ranks).
+  MPI_Win_sync(m_shared);
   MPI_Win_sync(m_window);
   // One id on every rank: the largest any rank would give (ranks that made stores on other
   // communicators may be ahead).
@@ -121,6 +152,9 @@ global_store::~global_store() {
   m_pool.agree_on_global_call(false, m_size, m_element_bytes);
   MPI_Win_unlock_all(m_window);
   MPI_Win_free(&m_window);  // collective: no rank's operation on it is in flight
+  MPI_Win_unlock_all(m_shared);
+  MPI_Win_free(&m_shared);
+  MPI_Comm_free(&m_machine);
   m_pool.count_global_vector(-1);
 }
 
@@ -152,20 +186,34 @@ std::uint64_t global_store::held_bytes(int rank) const noexcept {
   return std::min(m_size - start, m_block) * m_element_bytes;
 }
 
+bool global_store::maps(std::uint64_t first, std::uint64_t count) const noexcept {
+  return count != 0 && first / m_block == (first + count - 1) / m_block &&
+         m_mapped[static_cast<std::size_t>(first / m_block)] != nullptr;
+}
+
 std::byte* global_store::local(std::uint64_t first, std::uint64_t count) const noexcept {
-  if (count == 0 || first / m_block != static_cast<std::uint64_t>(m_rank) ||
-      (first + count - 1) / m_block != static_cast<std::uint64_t>(m_rank)) {
+  if (!maps(first, count)) {
     return nullptr;
   }
-  return m_base + (first - static_cast<std::uint64_t>(m_rank) * m_block) * m_element_bytes;
+  const std::uint64_t rank = first / m_block;
+  std::byte* const block = m_mapped[static_cast<std::size_t>(rank)];
+  if (rank != static_cast<std::uint64_t>(m_rank)) {
+    // The acquire half of another rank's publish_local: its writes, ordered before this
+    // checkout by the fork-join order (an arrival, a steal: messages and atomics), are seen.
+    MPI_Win_sync(m_shared);
+  }
+  return block + (first - rank * m_block) * m_element_bytes;
 }
 
 void global_store::fetch(std::byte* out, std::uint64_t first, std::uint64_t count) {
   for_each_piece(first, count, [&](int rank, std::uint64_t at, std::uint64_t n) {
     const std::uint64_t bytes = n * m_element_bytes;
     const std::uint64_t from = at * m_element_bytes;
-    if (rank == m_rank) {
-      std::memcpy(out, m_base + from, bytes);
+    if (std::byte* const block = m_mapped[static_cast<std::size_t>(rank)]; block != nullptr) {
+      if (rank != m_rank) {
+        MPI_Win_sync(m_shared);  // acquire, as in local()
+      }
+      std::memcpy(out, block + from, bytes);
     } else {
       std::uint64_t fetched = 0;
       if (!block_cache::instance().read(m_window, m_id, rank, from, bytes, held_bytes(rank), out,
@@ -187,8 +235,8 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
   for_each_piece(first, count, [&](int rank, std::uint64_t at, std::uint64_t n) {
     const std::uint64_t bytes = n * m_element_bytes;
     const std::uint64_t to = at * m_element_bytes;
-    if (rank == m_rank) {
-      std::memcpy(m_base + to, in, bytes);
+    if (std::byte* const block = m_mapped[static_cast<std::size_t>(rank)]; block != nullptr) {
+      std::memcpy(block + to, in, bytes);
       publish_local();
     } else {
       in_parts(bytes, [&](std::uint64_t done, int part) {
@@ -206,8 +254,10 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
 }
 
 void global_store::publish_local() noexcept {
-  // The window is in MPI's unified memory model: a sync orders this rank's stores to its own
-  // block before the other ranks' later one-sided reads of it.
+  // Both windows are in MPI's unified memory model: a sync orders this rank's stores before the
+  // other ranks' later one-sided reads (m_window) and in-place reads (m_shared, whose readers
+  // sync too: local()).
+  MPI_Win_sync(m_shared);
   MPI_Win_sync(m_window);
 }
 

@@ -5,9 +5,11 @@
 /// The memory of one `tine::mpi::global_vector` on this rank (internal to global_vector.hpp):
 /// the vector's elements spread over the pool's ranks in equal contiguous blocks (rank r holds
 /// elements [r * B, (r + 1) * B), B = ceil(n / ranks)), each rank's block in an MPI window that
-/// every rank reads and writes with one-sided operations. A global span names its vector by an
-/// id that is the same on every rank, so that a span carried by a stolen frame means the same
-/// elements wherever it runs.
+/// every rank reads and writes with one-sided operations. The blocks of the ranks on one machine
+/// (as the pool's topology sees it: TINE_MPI_RANKS_PER_MACHINE can split a machine) are in
+/// shared memory, mapped into each of those ranks: those ranks use each other's blocks in place,
+/// as threads would. A global span names its vector by an id that is the same on every rank, so
+/// that a span carried by a stolen frame means the same elements wherever it runs.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -16,6 +18,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace tine::mpi {
 
@@ -62,9 +65,14 @@ class global_store {
   /// was destroyed, or the id came from elsewhere).
   static global_store& find(std::uint32_t id);
 
-  /// Where elements [first, first + count) are in this rank's memory, when all of them are this
-  /// rank's (and count > 0); null otherwise.
+  /// Where elements [first, first + count) are in this process's memory, when all of them are
+  /// in one block mapped here, this rank's or another rank's of its machine (and count > 0);
+  /// null otherwise. Also an acquire: what the block's writers published before (in the
+  /// fork-join order) is visible through the pointer.
   std::byte* local(std::uint64_t first, std::uint64_t count) const noexcept;
+
+  /// Whether local(first, count) would give a pointer (without its acquire).
+  bool maps(std::uint64_t first, std::uint64_t count) const noexcept;
 
   /// Any thread: copies elements [first, first + count) into `out`, from the ranks that hold
   /// them (this one's own by memcpy), and returns when they are here.
@@ -74,8 +82,8 @@ class global_store {
   /// returns when the writes are complete there (visible to any rank's later fetch).
   void store(const std::byte* in, std::uint64_t first, std::uint64_t count);
 
-  /// Any thread: after writing this rank's own elements in place (`local`), makes the writes
-  /// visible to other ranks' fetches that follow.
+  /// Any thread: after writing elements in place (`local`), makes the writes visible to other
+  /// ranks' fetches and in-place reads that follow.
   void publish_local() noexcept;
 
   /// A checkout begins (`copied`: not in place) and ends: counted, for the destructor's check
@@ -93,8 +101,11 @@ class global_store {
 
   rank_pool& m_pool;
   MPI_Comm m_comm = MPI_COMM_NULL;
-  MPI_Win m_window = MPI_WIN_NULL;
+  MPI_Comm m_machine = MPI_COMM_NULL;  ///< the ranks whose blocks are mapped here
+  MPI_Win m_shared = MPI_WIN_NULL;     ///< the blocks, in shared memory over m_machine
+  MPI_Win m_window = MPI_WIN_NULL;     ///< the same memory, for one-sided operations
   std::byte* m_base = nullptr;  ///< this rank's block
+  std::vector<std::byte*> m_mapped;  ///< per rank: its block here, or null
   std::uint64_t m_size = 0;
   std::uint64_t m_block = 0;  ///< elements per rank (the last ranks may hold fewer, or none)
   std::size_t m_element_bytes = 0;

@@ -51,6 +51,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/core/held_views.hpp>
 #include <tine/distributed/global_store.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 
@@ -119,6 +120,14 @@ class global_span {
     return {left, subspan(at, m_size - at)};
   }
 
+  /// Whether a checkout of these elements on this rank uses them in place rather than copying:
+  /// when all of them are in this rank's block or in that of one other rank of its machine
+  /// (whose blocks are mapped here; MPI ranks sharing memory, TINE_MPI_RANKS_PER_MACHINE can
+  /// split them). False for an empty span. Throws std::logic_error when the vector is gone.
+  bool in_place() const {
+    return detail::global_store::find(m_store).maps(m_first, m_size);
+  }
+
   /// The id of the vector's store (internal; the same on every rank).
   std::uint32_t store_id() const noexcept { return m_store; }
 
@@ -168,6 +177,7 @@ class checked_out {
       }
     }
     m_store->checked_in();
+    tine::detail::count_held_view(-1);
   }
 
   T* data() const noexcept { return m_data; }
@@ -176,8 +186,8 @@ class checked_out {
   T* end() const noexcept { return m_data + m_size; }
   T& operator[](std::size_t i) const noexcept { return m_data[i]; }
 
-  /// Whether the elements were copied (held by other ranks, or where MPI's window is not aligned
-  /// for T) rather than used in place.
+  /// Whether the elements were copied (not all in one block mapped here, global_span::in_place,
+  /// or where MPI's window is not aligned for T) rather than used in place.
   bool copied() const noexcept { return m_copy != nullptr; }
 
  private:
@@ -204,6 +214,7 @@ class checked_out {
       }
     }
     store.checked_out(m_copy != nullptr);
+    tine::detail::count_held_view(1);
     m_store = &store;
   }
 

@@ -1,7 +1,8 @@
 // Misuse of global vectors that ends the program with a message (run by mpi_run.sh with
 // EXPECT_FAILURE, which requires a non-zero exit and the message):
 //   pool-first:    the pool destroyed while a global vector made on it exists;
-//   live-checkout: a global vector destroyed while a view of it (kept past its task) is live.
+//   live-checkout: a global vector destroyed while a view of it (kept past its task) is live;
+//   held-across-fork: a task forks while it holds a view (stopped in checked builds only).
 #include <tine/distributed/distributed.hpp>
 
 #include <cstdio>
@@ -19,6 +20,19 @@ tine::task<void> keep_a_view(tine::mpi::global_span<const int> s) {
   kept.emplace(co_await tine::mpi::checkout(s));
 }
 
+tine::task<int> first(tine::mpi::global_span<const int> s) {
+  auto in = co_await tine::mpi::checkout(s.subspan(0, 1));
+  co_return in[0];
+}
+
+tine::task<int> fork_holding_a_view(tine::mpi::global_span<const int> s) {
+  auto in = co_await tine::mpi::checkout(s);
+  int a = 0;
+  co_await tine::fork(&a, first, s);  // the view is still live
+  co_await tine::join();
+  co_return a + in[0];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -31,6 +45,8 @@ int main(int argc, char** argv) {
   } else if (what == "live-checkout") {
     tine::sync_wait(*pool, keep_a_view, v->span());
     v.reset();
+  } else if (what == "held-across-fork") {
+    tine::sync_wait(*pool, fork_holding_a_view, v->span());
   }
   std::puts("not stopped");
   return 0;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -175,11 +176,14 @@ tine::task<std::uint64_t> misplaced_points(global_span<const point> s) {
   co_return wrong;
 }
 
-// Whether a checkout of `s` copied its elements (false: a pointer to this rank's own).
+// Whether a checkout of `s` copied its elements (false: a pointer to a block mapped here).
 tine::task<int> copied(global_span<const std::uint64_t> s) {
   auto in = co_await tine::mpi::checkout(s);
   co_return in.copied() ? 1 : 0;
 }
+
+// global_span::in_place on the rank that runs the root (rank 0).
+tine::task<bool> in_place_on_root(global_span<const std::uint64_t> s) { co_return s.in_place(); }
 
 tine::task<std::uint64_t> count_nonzero(global_span<const std::uint64_t> s) {
   auto in = co_await tine::mpi::checkout(s);
@@ -238,11 +242,20 @@ int main(int argc, char** argv) {
       for (std::uint64_t seed = 1; seed <= 8; ++seed) {
         CHECK(tine::sync_wait(pool, random_tree, v.span(), seed) == 0);
       }
-      // Rank 0 runs the root: its own block is used in place, another rank's is copied.
+      // Rank 0 runs the root: its own block is used in place; another rank's too when that
+      // rank shares its machine (as every rank does here, unless the test is told to lay the
+      // ranks out as on several machines), else it is copied, as is a range over two blocks.
       const global_span<const std::uint64_t> all = v;
+      const global_span<const std::uint64_t> last = all.subspan(all.size() - 10, 10);
+      CHECK(tine::sync_wait(pool, in_place_on_root, all.subspan(0, 10)));
+      CHECK(!all.subspan(0, 0).in_place());
       CHECK(tine::sync_wait(pool, copied, all.subspan(0, 10)) == 0);
       if (ranks > 1) {
-        CHECK(tine::sync_wait(pool, copied, all.subspan(all.size() - 10, 10)) == 1);
+        const bool one_machine = std::getenv("MPIR_CVAR_NOLOCAL") == nullptr &&
+                                 std::getenv("TINE_MPI_RANKS_PER_MACHINE") == nullptr;
+        CHECK(tine::sync_wait(pool, in_place_on_root, last) == one_machine);
+        CHECK(tine::sync_wait(pool, copied, last) == (one_machine ? 0 : 1));
+        CHECK(!all.in_place());
         CHECK(tine::sync_wait(pool, copied, all.subspan(0, all.size())) == 1);
       }
       bool threw = false;

@@ -73,6 +73,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank);
 int MPI_Comm_size(MPI_Comm comm, int* size);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* copy);
 int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* part);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* part);
 int MPI_Comm_free(MPI_Comm* comm);
 
 int MPI_Barrier(MPI_Comm comm);
@@ -96,6 +97,12 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count);
 
 int MPI_Win_allocate(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void* base,
                      MPI_Win* window);
+int MPI_Win_allocate_shared(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void* base,
+                            MPI_Win* window);
+int MPI_Win_shared_query(MPI_Win window, int rank, MPI_Aint* bytes, int* unit, void* base);
+int MPI_Info_create(MPI_Info* info);
+int MPI_Info_set(MPI_Info info, const char* key, const char* value);
+int MPI_Info_free(MPI_Info* info);
 int MPI_Win_create(void* base, MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win* window);
 int MPI_Win_free(MPI_Win* window);

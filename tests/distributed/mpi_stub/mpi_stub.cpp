@@ -147,6 +147,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int, int, MPI_Info, MPI_Comm* part) {
   return MPI_Comm_dup(comm, part);
 }
 
+int MPI_Comm_split(MPI_Comm comm, int, int, MPI_Comm* part) { return MPI_Comm_dup(comm, part); }
+
 int MPI_Comm_free(MPI_Comm* comm) {
   check_comm(*comm);
   if (*comm == MPI_COMM_WORLD) {
@@ -276,6 +278,35 @@ int MPI_Win_allocate(MPI_Aint bytes, int unit, MPI_Info, MPI_Comm comm, void* ba
   std::memset(memory, 0, static_cast<std::size_t>(bytes));
   *static_cast<void**>(base) = memory;
   *window = add_window(static_cast<unsigned char*>(memory), unit, true);
+  return MPI_SUCCESS;
+}
+
+// One rank: its shared-memory window is its own memory, and the only rank to query.
+int MPI_Win_allocate_shared(MPI_Aint bytes, int unit, MPI_Info info, MPI_Comm comm, void* base,
+                            MPI_Win* window) {
+  return MPI_Win_allocate(bytes, unit, info, comm, base, window);
+}
+
+int MPI_Win_shared_query(MPI_Win w, int rank, MPI_Aint*, int* unit, void* base) {
+  if (rank != 0) {
+    misuse("MPI_Win_shared_query of a rank other than 0");
+  }
+  *static_cast<void**>(base) = target(w, 0);
+  std::lock_guard lock(state_mutex);
+  *unit = windows[w - 1].unit;
+  return MPI_SUCCESS;
+}
+
+// Hints are ignored.
+int MPI_Info_create(MPI_Info* info) {
+  *info = 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Info_set(MPI_Info, const char*, const char*) { return MPI_SUCCESS; }
+
+int MPI_Info_free(MPI_Info* info) {
+  *info = MPI_INFO_NULL;
   return MPI_SUCCESS;
 }
 
