@@ -4,15 +4,17 @@
 /// \file global_sort.hpp
 /// tine::sort and tine::stable_sort over a global span on an `mpi_pool`: a parallel merge sort
 /// whose merges are themselves parallel and work on global memory (cilksort's scheme, as the
-/// distributed paper's runtime sorts). A piece sorts its two halves in parallel, merges them into
-/// the same places of a scratch vector, and copies the merged piece back:
+/// distributed paper's runtime sorts). A piece sorts its two halves in parallel into one of two
+/// buffers, the input and a scratch vector, and merges them into the other: the levels alternate
+/// between the buffers, as the sort on one machine does, so that each level moves every element
+/// once; a piece whose result must be in the scratch sorts a leaf there:
 ///
 /// - halves are cut at the rank block boundary nearest the middle, as the other algorithms cut
 ///   (global_split.hpp), so the first levels give each rank its own block to sort;
 /// - an input already in order is left as it is, one in strictly reverse order is reversed (a
 ///   read of every element first tells);
 /// - a piece of at most `leaf` elements checks itself out and sorts with std::sort
-///   (std::stable_sort);
+///   (std::stable_sort), in place or, when its result goes to the scratch, copied there first;
 /// - a merge of two sorted runs A and B splits the longer one at its middle element x and the
 ///   other where x would go (binary search, one element read per probe), then merges the two
 ///   pairs in parallel; pairs of at most `leaf` elements in all check out both runs and their
@@ -75,14 +77,21 @@ struct sort_job {
   bool less(const T& a, const T& b) {
     return std::invoke(comp, std::invoke(proj, a), std::invoke(proj, b));
   }
-  /// Element `i` of the input, read through a checkout of one element.
-  T read(std::uint64_t i) const { return checkout_here(data.subspan(i, 1), access::read)[0]; }
-  /// The first index in [lo, lo + n) of the sorted input whose element is not less than `x`
-  /// (`upper`: greater than `x`).
-  std::uint64_t bound(std::uint64_t lo, std::uint64_t n, const T& x, bool upper) {
+  /// The input, or the scratch (the same indices).
+  global_span<T> buffer(bool in_scratch) const { return in_scratch ? scratch : data; }
+  /// Element `i` of a buffer, read through a checkout of one element.
+  static T read(global_span<T> from, std::uint64_t i) {
+    return checkout_here(from.subspan(i, 1), access::read)[0];
+  }
+  /// Element `i` of the input.
+  T read(std::uint64_t i) const { return read(data, i); }
+  /// The first index in [lo, lo + n) of a sorted run of `from` whose element is not less than
+  /// `x` (`upper`: greater than `x`).
+  std::uint64_t bound(global_span<T> from, std::uint64_t lo, std::uint64_t n, const T& x,
+                      bool upper) {
     while (n > 0) {
       const std::uint64_t half = n / 2;
-      const T probe = read(lo + half);
+      const T probe = read(from, lo + half);
       if (upper ? !less(x, probe) : less(probe, x)) {
         lo += half + 1;
         n -= half + 1;
@@ -94,18 +103,20 @@ struct sort_job {
   }
 };
 
-/// Merges the sorted runs [a, a + an) and [b, b + bn) of the input into the scratch from `out` on.
+/// Merges the sorted runs [a, a + an) and [b, b + bn) of one buffer (the scratch when
+/// `from_scratch`, else the input) into the other from `out` on.
 template <typename Job>
-task<void> merge_into(tine::detail::param<Job> job_in, std::uint64_t a, std::uint64_t an,
-                      std::uint64_t b, std::uint64_t bn, std::uint64_t out) {
+task<void> merge_into(tine::detail::param<Job> job_in, bool from_scratch, std::uint64_t a,
+                      std::uint64_t an, std::uint64_t b, std::uint64_t bn, std::uint64_t out) {
   Job& job = tine::detail::arg(job_in);
+  const auto from = job.buffer(from_scratch);
   if (an + bn <= job.leaf) {
     if (an + bn == 0) {
       co_return;
     }
-    auto to = checkout_here(job.scratch.subspan(out, an + bn), access::write);
-    auto first = checkout_here(job.data.subspan(a, an), access::read);
-    auto second = checkout_here(job.data.subspan(b, bn), access::read);
+    auto to = checkout_here(job.buffer(!from_scratch).subspan(out, an + bn), access::write);
+    auto first = checkout_here(from.subspan(a, an), access::read);
+    auto second = checkout_here(from.subspan(b, bn), access::read);
     std::merge(first.begin(), first.end(), second.begin(), second.end(), to.begin(),
                [&job](const auto& x, const auto& y) { return job.less(x, y); });
     co_return;
@@ -116,52 +127,49 @@ task<void> merge_into(tine::detail::param<Job> job_in, std::uint64_t a, std::uin
   std::uint64_t bm = 0;
   if (an >= bn) {
     am = an / 2;
-    bm = job.bound(b, bn, job.read(a + am), /*upper=*/false) - b;  // B's equals go right
+    bm = job.bound(from, b, bn, Job::read(from, a + am), /*upper=*/false) - b;  // B's equals right
   } else {
     bm = bn / 2;
-    am = job.bound(a, an, job.read(b + bm), /*upper=*/true) - a;  // A's equals go left
+    am = job.bound(from, a, an, Job::read(from, b + bm), /*upper=*/true) - a;  // A's equals left
   }
-  co_await fork(merge_into<Job>, job, a, am, b, bm, out);
-  co_await call(merge_into<Job>, job, a + am, an - am, b + bm, bn - bm, out + am + bm);
+  co_await fork(merge_into<Job>, job, from_scratch, a, am, b, bm, out);
+  co_await call(merge_into<Job>, job, from_scratch, a + am, an - am, b + bm, bn - bm,
+                out + am + bm);
   co_await join();
 }
 
-/// Copies scratch [lo, lo + n) back to the input, in leaves cut at the input's block boundaries.
+/// Sorts input [lo, lo + n) into the same indices of the scratch when `into_scratch`, else in
+/// place.
 template <typename Job>
-task<void> copy_back(tine::detail::param<Job> job_in, std::uint64_t lo, std::uint64_t n) {
+task<void> sort_piece(tine::detail::param<Job> job_in, std::uint64_t lo, std::uint64_t n,
+                      bool into_scratch) {
   Job& job = tine::detail::arg(job_in);
   if (n <= job.leaf) {
-    auto from = checkout_here(job.scratch.subspan(lo, n), access::read);
-    auto to = checkout_here(job.data.subspan(lo, n), access::write);
-    std::copy(from.begin(), from.end(), to.begin());
-    co_return;
-  }
-  const std::uint64_t left = cut_at(job.data.offset() + lo, n, job.block);
-  co_await fork(copy_back<Job>, job, lo, left);
-  co_await call(copy_back<Job>, job, lo + left, n - left);
-  co_await join();
-}
-
-/// Sorts input [lo, lo + n).
-template <typename Job>
-task<void> sort_piece(tine::detail::param<Job> job_in, std::uint64_t lo, std::uint64_t n) {
-  Job& job = tine::detail::arg(job_in);
-  if (n <= job.leaf) {
-    auto mine = checkout_here(job.data.subspan(lo, n), access::read_write);
     auto less = [&job](const auto& x, const auto& y) { return job.less(x, y); };
-    if (job.stable) {
-      std::stable_sort(mine.begin(), mine.end(), less);
+    const auto sort = [&](auto& mine) {
+      if (job.stable) {
+        std::stable_sort(mine.begin(), mine.end(), less);
+      } else {
+        std::sort(mine.begin(), mine.end(), less);
+      }
+    };
+    if (into_scratch) {
+      auto from = checkout_here(job.data.subspan(lo, n), access::read);
+      auto mine = checkout_here(job.scratch.subspan(lo, n), access::write);
+      std::copy(from.begin(), from.end(), mine.begin());
+      sort(mine);
     } else {
-      std::sort(mine.begin(), mine.end(), less);
+      auto mine = checkout_here(job.data.subspan(lo, n), access::read_write);
+      sort(mine);
     }
     co_return;
   }
+  // The halves go to the other buffer, and their merge comes back to this piece's.
   const std::uint64_t left = cut_at(job.data.offset() + lo, n, job.block);
-  co_await fork(sort_piece<Job>, job, lo, left);
-  co_await call(sort_piece<Job>, job, lo + left, n - left);
+  co_await fork(sort_piece<Job>, job, lo, left, !into_scratch);
+  co_await call(sort_piece<Job>, job, lo + left, n - left, !into_scratch);
   co_await join();
-  co_await call(merge_into<Job>, job, lo, left, lo + left, n - left, lo);
-  co_await call(copy_back<Job>, job, lo, n);
+  co_await call(merge_into<Job>, job, !into_scratch, lo, left, lo + left, n - left, lo);
 }
 
 /// Whether the input is already in order, or in strictly reverse order: read once, in leaves
@@ -263,7 +271,7 @@ task<sort_found> sort_all(tine::detail::param<Job> job_in, grain g) {
       co_return sort_found::unordered;
     }
   }
-  co_await call(sort_piece<Job>, job, std::uint64_t{0}, n);
+  co_await call(sort_piece<Job>, job, std::uint64_t{0}, n, /*into_scratch=*/false);
   co_return sort_found::unordered;
 }
 
