@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -172,6 +173,25 @@ task<void> sort_piece(tine::detail::param<Job> job_in, std::uint64_t lo, std::ui
   co_await call(merge_into<Job>, job, !into_scratch, lo, left, lo + left, n - left, lo);
 }
 
+/// Whether no element of [first, first + n) is `less` than the one before it. In chunks whose
+/// comparisons do not branch, which the compiler can vectorize (std::is_sorted stops at each
+/// one), stopping after the chunk that finds a descent.
+template <typename It, typename Less>
+bool no_descent(It first, std::size_t n, Less less) {
+  constexpr std::size_t chunk = 512;
+  for (std::size_t lo = 1; lo < n; lo += chunk) {
+    const std::size_t hi = std::min(n, lo + chunk);
+    bool descent = false;
+    for (std::size_t i = lo; i < hi; ++i) {
+      descent |= static_cast<bool>(less(first[i], first[i - 1]));
+    }
+    if (descent) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Whether the input is already in order, or in strictly reverse order: read once, in leaves
 /// as the other algorithms (global_split.hpp), each also comparing its last element with the
 /// next leaf's first.
@@ -185,16 +205,20 @@ struct order_algo : over_span<typename Job::element> {
   Job job;
   result leaf(std::uint64_t lo, std::uint64_t n) {
     auto mine = checkout_here(this->in.subspan(lo, n), access::read);
+    const auto less = [this](const auto& x, const auto& y) { return job.less(x, y); };
+    // One comparison per element: with two elements or more, at most one of the orders holds.
     result r;
-    const auto step = [&](const auto& before, const auto& after) {
-      r.ascending = r.ascending && !job.less(after, before);
-      r.descending = r.descending && job.less(after, before);
-    };
-    for (std::size_t i = 1; i < mine.size() && (r.ascending || r.descending); ++i) {
-      step(mine[i - 1], mine[i]);
-    }
+    r.ascending = no_descent(mine.begin(), mine.size(), less);
+    r.descending =
+        r.ascending ? mine.size() < 2
+                    : no_descent(mine.begin(), mine.size(), [&](const auto& x, const auto& y) {
+                        return !less(x, y);  // x after y: a step that does not go strictly down
+                      });
     if (lo + n < this->in.size() && (r.ascending || r.descending)) {
-      step(mine[mine.size() - 1], job.read(lo + n));
+      const auto next = job.read(lo + n);
+      const bool down = less(next, mine[mine.size() - 1]);
+      r.ascending = r.ascending && !down;
+      r.descending = r.descending && down;
     }
     return r;
   }

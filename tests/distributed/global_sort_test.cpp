@@ -7,6 +7,7 @@
 //   boundaries);
 // - stability: records with few distinct keys, sorted by key, keep their original order (also
 //   when the keys come in descending order with ties, which is not reversed wholesale);
+// - input in order or strictly reversed found so by one read (comparisons counted);
 // - a comparison with a projection, and std::greater;
 // - the task form with a scratch span, inside a task; a scratch span too short, or in the
 //   input's own vector (std::invalid_argument on every rank); an exception from the comparison
@@ -16,6 +17,7 @@
 #include <tine/distributed/distributed.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -111,6 +113,39 @@ void check_doubles(Pool& pool, std::uint64_t n, shape sh, tine::grain g) {
   std::copy(ref.begin(), ref.end(), whole.begin() + 1);
   CHECK(tine::sync_wait(pool, digest_of<double>, global_span<const double>(v.span())) ==
         digest(whole));
+}
+
+// Comparisons made in this process (relaxed: read between collective calls).
+std::atomic<std::uint64_t> comparisons{0};
+
+struct counting_less {
+  bool operator()(double a, double b) const {
+    comparisons.fetch_add(1, std::memory_order_relaxed);
+    return a < b;
+  }
+};
+
+// An input in order, or in strictly reverse order, is found so by one read (about a comparison
+// per element, and a chunk more per leaf) and left alone or reversed, not merge sorted (n log n
+// comparisons).
+template <typename Pool>
+void check_found_in_order(Pool& pool, std::uint64_t n) {
+  global_vector<double> v(pool, n);
+  for (const shape sh : {shape::sorted, shape::reversed}) {
+    std::vector<double> ref(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      ref[i] = value_at(sh, i, n);
+    }
+    tine::sync_wait(pool, write_all<double>, v.span(), ref);
+    const std::uint64_t before = comparisons.load(std::memory_order_relaxed);
+    tine::sort(pool, v, counting_less{});
+    const std::uint64_t made =
+        tine_test::sum_over_ranks(comparisons.load(std::memory_order_relaxed) - before);
+    CHECK(made <= 3 * n);
+    std::sort(ref.begin(), ref.end());
+    CHECK(tine::sync_wait(pool, digest_of<double>, global_span<const double>(v.span())) ==
+          digest(ref));
+  }
 }
 
 template <typename Pool>
@@ -219,6 +254,7 @@ int main(int argc, char** argv) {
     }
     check_stable(pool, 1009, tine::grain{3});
     check_stable_descending(pool, 3001);
+    check_found_in_order(pool, 100'000);
     check_misuse(pool);
   }
   return tine_test::finish("global_sort_test");
