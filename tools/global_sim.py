@@ -8,6 +8,8 @@ rank r holding [r*B, (r+1)*B), B = ceil(n / P). Pieces are cut as tine's algorit
 leaves of the automatic grain: ceil(n / (64 P)) elements for reduce, at least 1,024 for sort.
 A transfer of b bytes between two ranks costs latency + b / bandwidth, paid by the rank that
 runs the piece; the holder's side (its network link serving several readers at once) is free.
+Every rank is taken to be on a machine of its own: ranks of one machine map each other's blocks
+and read them in place, moving nothing through MPI, so the bytes here are those between machines.
 
 reduce (`--workload reduce`): simulated, steal by steal, with tools/steal_sim.py's rules: the
 root starts on rank 0; a worker runs its pieces depth first, keeping the right half of every cut
@@ -18,33 +20,42 @@ started and one cost per node, and here a leaf's cost depends on the rank that r
 costs `elem_ns` per element, plus a get of its elements when another rank holds them. The
 combine of the partial sums and the broadcast of the result are left out.
 
-sort (`--workload sort`): a model of whole pieces, not of steals. A piece sorts its halves,
-merges them into a scratch vector through pieces split by binary searches, and copies the merged
-piece back (global_sort.hpp). Keys are random: a merge of runs of a and b elements splits the
-longer at its middle and the other in proportion, down to pieces of at most a leaf. A leaf sort
-costs `sort_ns` m log2 m, each merge level `merge_ns` per element (the merge, the copy back and
-their share of the order check). A probe of a binary search that reads another rank's memory
-fetches a 4 KiB line (the block cache's): the probes while the range left is wider than a line
-fetch one each, and the rest one more. Where the pieces run (`--placement`):
+sort (`--workload sort`): a model of whole pieces, not of steals. A piece sorts its halves into
+the other buffer (the input or the scratch vector, at the same indices) and merges them, through
+pieces split by binary searches, into its own, the root's being the input: the levels alternate
+between the buffers and nothing is copied back (global_sort.hpp). A leaf reads its elements from
+the input and writes them sorted to the input or, when its result belongs in the scratch, to the
+scratch's same indices, which the same rank holds. Keys are random: a merge of runs of a and b
+elements splits the longer at its middle and the other in proportion, down to pieces of at most
+a leaf. A leaf sort costs `sort_ns` m log2 m (a leaf's copy into the scratch is not charged: one
+pass over memory, against the sort's log2 m), each merge level `merge_ns` per element (the merge
+and its share of the order check). A probe of a binary search that reads another rank's
+memory fetches a 4 KiB line (the block cache's): the probes while the range left is wider than a
+line fetch one each, and the rest one more. Where the pieces run (`--placement`):
 - owner (default): every piece on the rank that holds its output, as if thieves took work where
   its data is (tine's random steals do not ensure it). A rank's block is sorted on that rank,
-  locally; above it, a merge of two pieces begins once both are sorted and lasts as long as its
-  slowest rank's share (its merging, gets, puts and probes); the copy back is local.
-- random: every leaf, merge piece, search and copy-back leaf on a uniformly random rank, so that
-  each of its reads and writes is another rank's with probability (P - 1) / P, and the expected
-  work spread evenly over the ranks (time = all work / P): what random steals tend to at many
-  ranks.
+  locally (its leaves' copies into the scratch too); above it, a merge of two pieces begins once
+  both are sorted and lasts as long as its slowest rank's share (its merging, gets, puts and
+  probes).
+- random: every leaf, merge piece and search on a uniformly random rank, so that each of its
+  reads and writes is another rank's with probability (P - 1) / P (a leaf's read of the input and
+  write of the scratch together: one rank holds both), and the expected work spread evenly over
+  the ranks (time = all work / P): what random steals tend to at many ranks.
 Not modelled for sort: the steals themselves, cache hits across searches, a merge's pieces
 straddling a block boundary, the scratch vector's allocation.
 
-Defaults (`--costs machine`, this machine; bench/README.md):
-- elem_ns 1.04: reduce of 10^8 doubles on one rank, 104.0 ms ("Distributed: algorithms on
-  global vectors").
+Defaults (`--costs machine`: this machine's ranks moving data through MPI, as between machines;
+bench/README.md, whose two-rank bytes come from runs with TINE_MPI_RANKS_PER_MACHINE=1):
+- elem_ns 1.27: reduce of 10^8 doubles on one rank, 127.1 ms, the mean of the two runs (122.9,
+  131.3 ms) of the session that measured merge_ns ("Distributed: algorithms on global vectors").
 - sort_ns 4.10: serial std::sort of 10^7 random doubles, 954 ms ("Sort", run D), over
   10^7 log2(10^7) element-levels.
-- merge_ns 8.84: the rest of tine::sort's one-rank time on 10^7 random doubles (1238.5 ms,
-  "Distributed: algorithms on global vectors") after its 64 leaves' std::sort (707.4 ms at
-  sort_ns), over its 6 merge levels of 10^7 elements.
+- merge_ns 10.24: the rest of tine::sort's one-rank time on 10^7 random doubles (1321.7 ms, the
+  mean of the session's final two runs, 1294.3 and 1349.1; "Distributed: algorithms on global
+  vectors") after its 64 leaves' std::sort (707.4 ms at sort_ns), over its 6 merge levels of 10^7
+  elements; its leaves, 6 levels down, sort in place and copy nothing. (It was 8.84, from
+  1238.5 ms, when each level was also copied back: that session ran faster, its reduce of 10^8
+  doubles 104.0-111.9 ms, so the two values do not measure what the copy cost.)
 - latency_us 1.45, bandwidth_gbs 2.2: a get as latency + bytes / bandwidth, fitted to the get of
   256 B (1.56 µs) and 64 KiB (31 µs) with MPICH's asynchronous progress ("Distributed: the cost
   of one-sided operations", round 1; it predicts 3.3 µs for 4 KiB, measured 3.2).
@@ -75,7 +86,7 @@ LINE_ELEMENTS = LINE_BYTES // ELEMENT_BYTES
 LEAVES_PER_WORKER = 64  # the automatic grain (algorithms/grain.hpp)
 MIN_COMPARISON_LEAF = 1024  # sort's leaves hold at least this many elements (the same file)
 
-COMPUTE = {"elem_ns": 1.04, "sort_ns": 4.10, "merge_ns": 8.84}
+COMPUTE = {"elem_ns": 1.27, "sort_ns": 4.10, "merge_ns": 10.24}
 NETWORKS = {
     "machine": {"latency_us": 1.45, "bandwidth_gbs": 2.2, "steal_us": 12.0, "fail_us": 1.6,
                 "join_us": 2.0},
@@ -334,9 +345,10 @@ class SortModel:
         return time, moved
 
     def owner_merge(self, a, an, b, bn, out, per_rank, totals):
-        """Adds each rank's share of the merge of input [a, a + an) and [b, b + bn) into scratch
-        [out, out + an + bn), every piece on the rank holding its output's start, to per_rank
-        (rank: seconds); bytes and lines to totals."""
+        """Adds each rank's share of the merge of [a, a + an) and [b, b + bn) of one buffer into
+        [out, out + an + bn) of the other, every piece on the rank holding its output's start, to
+        per_rank (rank: seconds); bytes and lines to totals. (Both buffers have the same blocks,
+        so which is which does not matter.)"""
         layout = self.layout
         if an + bn == 0:
             return
@@ -375,7 +387,9 @@ class SortModel:
         layout = self.layout
         if layout.single_owner(lo, m) is not None:
             return self.local_sort(m)  # a block, sorted by its own rank
-        if m <= self.leaf:  # a leaf across ranks: checked out and back by its first rank
+        if m <= self.leaf:
+            # A leaf across ranks, run by its first rank: a get of the input's other-rank part and
+            # a put of it, back to the input or to the scratch's same indices (the same ranks').
             time, moved = self.checkout(layout.owner(lo), lo, m)
             totals["data"] += 2 * moved
             return self.local_sort(m) + 2 * time
@@ -390,7 +404,9 @@ class SortModel:
         """The expected work (seconds, over all ranks) of piece [lo, lo + m)."""
         c = self.costs
         p = self.remote
-        if m <= self.leaf:  # checked out for reading and writing
+        if m <= self.leaf:
+            # A read of the input and a write of the input or of the scratch's same indices: one
+            # rank holds both, another than the runner with probability p.
             totals["data"] += 2 * p * m * ELEMENT_BYTES
             return self.local_sort(m) + 2 * p * c.transfer(m * ELEMENT_BYTES)
         left = cut_at(lo, m, self.layout.block)
@@ -398,10 +414,7 @@ class SortModel:
         time, moved, lines = self.uniform_merge(left, m - left, p, p, p)
         totals["data"] += moved
         totals["lines"] += lines
-        # The copy back, in leaves: each reads the scratch and writes the input.
-        leaves = 2 ** math.ceil(math.log2(m / self.leaf))
-        totals["data"] += 2 * p * m * ELEMENT_BYTES
-        return work + time + 2 * p * (leaves * c.latency + m * ELEMENT_BYTES / c.bandwidth)
+        return work + time
 
     def run(self):
         """Returns a dict: time (s), data and line bytes moved between ranks, moved (both)."""
