@@ -68,6 +68,7 @@ class DomReader(html.parser.HTMLParser):
         self.body = None
         self.by_id = {}
         self.text = {}
+        self.order = []  # ids of td/th elements, in document order
         self._cell = None
 
     def handle_starttag(self, tag, attrs):
@@ -79,6 +80,7 @@ class DomReader(html.parser.HTMLParser):
             if tag in ("td", "th"):
                 self._cell = a["id"]
                 self.text[self._cell] = ""
+                self.order.append(a["id"])
 
     def handle_endtag(self, tag):
         if tag in ("td", "th"):
@@ -148,6 +150,16 @@ def compare(exp, dom, fixture=None):
                 same(f"steals by {w} from {v}", cell(f"steal-v{v}-t{w}"),
                      exp["matrix"].get((v, w), 0))
     same("steal matrix total", cell("steal-total"), exp["steals"])
+    # Rows are thieves and columns victims, as tine::stats_report::print has them: in document
+    # order the cells run through victims within one thief's row.
+    laid_out = [c for c in dom.order if c.startswith("steal-v")]
+    def thief_victim(c):
+        v, t = (int(x) for x in c[len("steal-v"):].split("-t"))
+        return t, v
+    by_thief = sorted(laid_out, key=thief_victim)
+    if laid_out != by_thief:
+        raise Mismatch("steal matrix: rows must be thieves and columns victims "
+                       f"(stats_report's orientation); cells are laid out as {laid_out[:4]}...")
 
     if fixture is not None:  # the generator's own tallies: a third, independent source
         same("fixture workers", fixture["workers"], n)

@@ -89,12 +89,12 @@
       for (let i = 0; i < tr.n; i++) ns[tr.kind[i]] += tr.end[i] - tr.start[i];
       rows.push({ ns, made: 0, suffered: 0, counts: d.counts[w] || {} });
     }
-    const matrix = new Array(W * W).fill(0);  // [victim * W + thief]
+    const matrix = new Array(W * W).fill(0);  // [thief * W + victim], as stats_report prints it
     for (let i = 0; i < d.steals.n; i++) {
       const th = d.steals.thief[i], v = d.steals.victim[i];
       rows[th].made++;
       rows[v].suffered++;
-      matrix[v * W + th]++;
+      matrix[th * W + v]++;
     }
     return { rows, matrix };
   }
@@ -523,20 +523,21 @@
   }
 
   function matrixTable(d, sum) {
+    // Rows: thief, columns: victim, the orientation of tine::stats_report::print.
     const W = d.tracks.length;
     let max = 0;
     for (const c of sum.matrix) max = Math.max(max, c);
     const t = el('table', { class: 'matrix', id: 'steal-matrix' });
     const head = el('tr');
-    head.append(el('th', { class: 'corner name' }, 'victim ↓  thief →'));
-    for (let th = 0; th < W; th++) head.append(el('th', { title: d.names[th] }, String(th)));
-    head.append(el('th', {}, 'suffered'));
+    head.append(el('th', { class: 'corner name' }, 'thief ↓  victim →'));
+    for (let v = 0; v < W; v++) head.append(el('th', { title: d.names[v] }, String(v)));
+    head.append(el('th', {}, 'made'));
     t.append(head);
-    for (let v = 0; v < W; v++) {
+    for (let th = 0; th < W; th++) {
       const tr = el('tr');
-      tr.append(el('td', { class: 'name', title: d.names[v] }, `${v}  ${d.names[v]}`));
-      for (let th = 0; th < W; th++) {
-        const c = sum.matrix[v * W + th];
+      tr.append(el('td', { class: 'name', title: d.names[th] }, `${th}  ${d.names[th]}`));
+      for (let v = 0; v < W; v++) {
+        const c = sum.matrix[th * W + v];
         if (v === th) {
           tr.append(el('td', { class: 'diag', id: `steal-v${v}-t${th}`, 'data-value': 0 }, '–'));
           continue;
@@ -546,12 +547,12 @@
                           `color:${f > 0.55 ? '#fff' : '#1f2328'}` : 'color:#bbb';
         tr.append(el('td', { id: `steal-v${v}-t${th}`, 'data-value': c, style }, fmtInt(c)));
       }
-      tr.append(el('td', {}, fmtInt(sum.rows[v].suffered)));
+      tr.append(el('td', {}, fmtInt(sum.rows[th].made)));
       t.append(tr);
     }
     const foot = el('tr', { class: 'total' });
-    foot.append(el('td', { class: 'name' }, 'made'));
-    for (let th = 0; th < W; th++) foot.append(el('td', {}, fmtInt(sum.rows[th].made)));
+    foot.append(el('td', { class: 'name' }, 'suffered'));
+    for (let v = 0; v < W; v++) foot.append(el('td', {}, fmtInt(sum.rows[v].suffered)));
     foot.append(el('td', { id: 'steal-total', 'data-value': d.steals.n }, fmtInt(d.steals.n)));
     t.append(foot);
     $('matrix').append(t);
