@@ -54,7 +54,7 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   /// (`claim_least_used_cores`, cpu_claims.hpp). Throws std::invalid_argument if n == 0.
   explicit busy_pool(std::size_t n = detail::default_worker_count())
     requires(!detail::is_observed<Observer>)
-      : base(claim_cores_for(n)) {
+      : base(claim_cores_for(n), {}, "busy_pool") {
     this->start();
   }
 
@@ -71,7 +71,7 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
   /// used while the pool lives, so pools built from a worker count avoid them.
   explicit busy_pool(tine::topology topo)
     requires(!detail::is_observed<Observer>)
-      : base(claim_cores(std::move(topo))) {
+      : base(claim_cores(std::move(topo)), {}, "busy_pool") {
     this->start();
   }
 
@@ -103,13 +103,14 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
 
   void wake_all() noexcept {}  // nobody sleeps
 
-  void run_worker(std::size_t me, worker_context& ctx) {
+  template <typename Watch>
+  void run_worker(std::size_t me, worker_context& ctx, const Watch& watch) {
     xoshiro256ss rng(me);
     detail::spin_backoff backoff;
     typename base::no_runner runner;
     bool deques_next = false;  // see pool_base::look_for_work; a plain local, nothing shared
     for (;;) {
-      const auto found = this->look_for_work(me, ctx, rng, deques_next, runner);
+      const auto found = this->look_for_work(me, ctx, rng, deques_next, runner, watch);
       if (found == base::look_outcome::worked) {
         backoff.reset();
         continue;

@@ -103,7 +103,7 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
 
  private:
   lazy_pool(claimed_topology placed, detail::observer_link<Observer> link)
-      : base(std::move(placed), std::move(link)),
+      : base(std::move(placed), std::move(link), "lazy_pool"),
         m_sleep(std::make_unique<event_count[]>(this->size())),
         m_nodes(std::make_unique<node_state[]>(this->topology().numa_nodes())) {
     for (std::size_t i = 0; i < this->size(); ++i) {
@@ -238,9 +238,12 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   /// costs no shared write. Until become_runner a stolen continuation is in no deque and no
   /// count, which the sleep protocol allows: whoever decides to sleep meanwhile is woken by that
   /// become_runner if it leaves a node without a thief (see try_sleep).
-  bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng, bool& deques_next) {
+  template <typename Watch>
+  bool try_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng, bool& deques_next,
+                const Watch& watch) {
     node_runner runner{this, me, m_node_of[me]};
-    return this->look_for_work(me, ctx, rng, deques_next, runner) != base::look_outcome::nothing;
+    return this->look_for_work(me, ctx, rng, deques_next, runner, watch) !=
+           base::look_outcome::nothing;
   }
 
   bool any_stealable() const noexcept {
@@ -255,7 +258,8 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   enum class sleep_outcome { slept, stayed_awake, stop };
 
   /// Sleeps unless something needs this worker awake.
-  sleep_outcome try_sleep(std::size_t me, worker_context& ctx) {
+  template <typename Watch>
+  sleep_outcome try_sleep(std::size_t me, worker_context& ctx, const Watch& watch) {
     event_count& ec = m_sleep[me];
     node_state& node = m_nodes[m_node_of[me]];
     // Announce first, check second: a submitter or a new runner that changes what we check
@@ -288,22 +292,23 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
       return sleep_outcome::stayed_awake;
     }
     this->slot(me).counters.slept();
-    this->notify([me](Observer& o) { o.on_sleep(me); });
+    watch([me](auto& o) { o.on_sleep(me); });
     ec.commit_wait(k);
     // relaxed: awake; a waker that still counts us only looks for a sleeper in vain.
     node.sleepers.fetch_sub(1, std::memory_order_relaxed);
-    this->notify([me](Observer& o) { o.on_wake(me); });
+    watch([me](auto& o) { o.on_wake(me); });
     // seq_cst: as in become_runner. Awake again, hence a thief.
     node.thieves.fetch_add(1, std::memory_order_seq_cst);
     return sleep_outcome::slept;
   }
 
-  void run_worker(std::size_t me, worker_context& ctx) {
+  template <typename Watch>
+  void run_worker(std::size_t me, worker_context& ctx, const Watch& watch) {
     xoshiro256ss rng(me);
     detail::spin_backoff backoff;
     bool deques_next = false;  // see try_work
     for (;;) {
-      if (try_work(me, ctx, rng, deques_next)) {
+      if (try_work(me, ctx, rng, deques_next, watch)) {
         backoff.reset();
         continue;
       }
@@ -311,7 +316,7 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
         backoff.idle();
         continue;
       }
-      switch (try_sleep(me, ctx)) {
+      switch (try_sleep(me, ctx, watch)) {
         case sleep_outcome::slept:
           backoff.reset();
           break;

@@ -29,6 +29,7 @@
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/victim_policy.hpp>
+#include <tine/schedulers/env_observer.hpp>
 #include <tine/schedulers/liveness.hpp>
 #include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/pool_worker.hpp>
@@ -122,6 +123,42 @@ class observer_link {
 template <>
 class observer_link<no_observer> {};
 
+/// What a pool built without an observer holds for TINE_TRACE / TINE_STATS (env_observer.hpp):
+/// null when neither is set. Destroyed after the workers are joined, which writes the output.
+template <typename Observer>
+struct env_observation {};
+
+template <>
+struct env_observation<no_observer> {
+  env_observer::pointer observer;
+  std::unique_ptr<observer_link<env_observer>> link;
+};
+
+/// How a worker loop reports its events: `watch(f)` calls `f(observer)`.
+template <typename O>
+struct watched {
+  O* observer;
+  template <typename F>
+  TINE_ALWAYS_INLINE void operator()(F&& f) const noexcept {
+    f(*observer);
+  }
+};
+
+/// The watch of a pool without an observer: the environment's observer if TINE_TRACE or
+/// TINE_STATS asked for one, else nothing. A test per event between pieces of work (steal
+/// attempts, steals, submissions), never per task; the observer's code is in tine's library
+/// (env_observer.cpp), so that none of it competes with the tasks' code for GCC's unit-wide
+/// inlining budget (bench/README.md, "Observer overhead").
+struct env_watch {
+  env_observer* observer;
+  template <typename F>
+  TINE_ALWAYS_INLINE void operator()(F&& f) const noexcept {
+    if (TINE_UNLIKELY(observer != nullptr)) {
+      f(*observer);
+    }
+  }
+};
+
 template <typename Derived, victim_policy Policy, typename Observer = no_observer>
 class pool_base {
  public:
@@ -179,11 +216,20 @@ class pool_base {
 
   /// The pool's places and its claim on their cpus, held until the pool is gone (after its
   /// workers are joined), so that pools built meanwhile avoid those cpus.
-  explicit pool_base(claimed_topology placed, observer_link<Observer> link = {})
+  explicit pool_base(claimed_topology placed, observer_link<Observer> link = {},
+                     const char* pool_name = "pool")
       : m_topology(std::move(placed.places)),
         m_claim(std::move(placed.claim)),
         m_policy(m_topology),
         m_observer(std::move(link)) {
+    if constexpr (!is_observed<Observer>) {
+      m_env.observer = env_observer::from_environment(pool_name);
+      if (TINE_UNLIKELY(m_env.observer != nullptr)) {
+        m_env.link = std::make_unique<observer_link<env_observer>>(*m_env.observer);
+      }
+    } else {
+      (void)pool_name;
+    }
     m_workers.reserve(m_topology.size());
     for (std::size_t i = 0; i < m_topology.size(); ++i) {
       m_workers.push_back(std::make_unique<worker_slot>(m_topology.size()));
@@ -206,6 +252,11 @@ class pool_base {
       m_observer.attach(size());
       for (std::size_t i = 0; i < size(); ++i) {
         m_workers[i]->context.observe(m_observer.binding(i));
+      }
+    } else if (m_env.link != nullptr) {
+      m_env.link->attach(size());
+      for (std::size_t i = 0; i < size(); ++i) {
+        m_workers[i]->context.observe(m_env.link->binding(i));
       }
     }
     try {
@@ -291,23 +342,23 @@ class pool_base {
   ///   costs no stack check and no activity stores).
   /// `runner` is what the pool does around work it took: `taken()` once a piece is taken, before
   /// it runs, `done()` after it ran, `took_shared()` after taking a shared submission
-  /// (no_runner: nothing).
-  template <typename Runner>
+  /// (no_runner: nothing). `watch` reports the events (watched<Observer> or env_watch).
+  template <typename Runner, typename Watch>
   look_outcome look_for_work(std::size_t me, worker_context& ctx, xoshiro256ss& rng,
-                             bool& deques_next, Runner& runner) {
+                             bool& deques_next, Runner& runner, const Watch& watch) {
     auto& counters = slot(me).counters;
     const bool deques_first = deques_next || ctx.deque_size() != 0;
     deques_next = false;
     if (!deques_first && ctx.has_submissions()) {
       // Counted before it runs: a sync_wait that returns has then seen its submission counted.
       counters.submission_run();
-      notify([me](Observer& o) { o.on_submission(me); });
+      watch([me](auto& o) { o.on_submission(me); });
       begin_work(me);
       runner.taken();
       ctx.run_one_submission();
       runner.done();
       end_work(me);
-      notify([me](Observer& o) { o.on_work_done(me); });
+      watch([me](auto& o) { o.on_work_done(me); });
       deques_next = true;
       return look_outcome::worked;
     }
@@ -317,7 +368,7 @@ class pool_base {
                                runner.taken();
                                runner.took_shared();
                              },
-                             [&runner] { runner.done(); })) {
+                             [&runner] { runner.done(); }, watch)) {
       deques_next = true;
       return look_outcome::worked;
     }
@@ -325,17 +376,18 @@ class pool_base {
     const std::size_t victim = ctx.deque_size() != 0 ? me : policy().next_victim(me, rng);
     worker_context& target = slot(victim).context;
     counters.steal_attempted();
-    notify([me, victim](Observer& o) { o.on_steal_attempt(me, victim); });
+    watch([me, victim](auto& o) { o.on_steal_attempt(me, victim); });
     if (target.deque_size() == 0) {
       return idle;
     }
     begin_work(me);
-    const steal_status got = steal(ctx, target, me, victim, [&runner] { runner.taken(); });
+    const steal_status got =
+        steal(ctx, target, me, victim, [&runner] { runner.taken(); }, watch);
     end_work(me);
     if (got == steal_status::success) {
       runner.done();
       counters.steal_succeeded();
-      notify([me](Observer& o) { o.on_work_done(me); });
+      watch([me](auto& o) { o.on_work_done(me); });
       return look_outcome::worked;
     }
     return got == steal_status::lost ? look_outcome::look_again : idle;
@@ -352,9 +404,9 @@ class pool_base {
   /// worker is taking one, and runs it between `before()` and `after()`. Returns whether it ran
   /// one. When memory is too short to run it now, the submission goes back to the queue (the
   /// worker's submissions_run then counts one that did not run).
-  template <typename Before, typename After>
-  bool run_shared_submission(std::size_t me, worker_context& ctx, Before&& before,
-                             After&& after) {
+  template <typename Before, typename After, typename Watch>
+  bool run_shared_submission(std::size_t me, worker_context& ctx, Before&& before, After&& after,
+                             const Watch& watch) {
     if (m_shared.empty()) {
       return false;
     }
@@ -366,7 +418,7 @@ class pool_base {
     }
     // Counted before it runs: a sync_wait that returns has then seen its submission counted.
     slot(me).counters.submission_run();
-    notify([me](Observer& o) { o.on_submission(me); });
+    watch([me](auto& o) { o.on_submission(me); });
     before();
     bool ran = true;
     try {
@@ -377,7 +429,7 @@ class pool_base {
     }
     after();
     end_work(me);
-    notify([me](Observer& o) { o.on_work_done(me); });
+    watch([me](auto& o) { o.on_work_done(me); });
     return ran;
   }
 
@@ -391,33 +443,19 @@ class pool_base {
   }
 
   // ---- observation -------------------------------------------------------------------------
-  // Every hook call of the pools goes through these two, behind `if constexpr`: with
-  // no_observer they are empty and the worker loops compile to the code without observation.
-
-  /// Calls `f(observer)` if the pool has an observer.
-  template <typename F>
-  TINE_ALWAYS_INLINE void notify(F&& f) noexcept {
-    if constexpr (is_observed<Observer>) {
-      f(m_observer.get());
-    } else {
-      (void)f;
-    }
-  }
+  // Every hook call of the pools goes through a watch: watched<Observer> for a pool with an
+  // observer, env_watch for one without (see env_observer.hpp).
 
   /// ctx.steal_from(target), calling `on_taken()` and reporting the steal once a continuation was
   /// taken, before it resumes.
-  template <typename OnTaken>
+  template <typename OnTaken, typename Watch>
   TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
-                                        std::size_t me, std::size_t victim, OnTaken&& on_taken) {
+                                        std::size_t me, std::size_t victim, OnTaken&& on_taken,
+                                        const Watch& watch) {
     return ctx.steal_from(target, [&] {
       on_taken();
-      notify([me, victim](Observer& o) { o.on_steal(me, victim); });
+      watch([me, victim](auto& o) { o.on_steal(me, victim); });
     });
-  }
-
-  TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
-                                        std::size_t me, std::size_t victim) {
-    return steal(ctx, target, me, victim, [] {});
   }
 
   // ---- work accounting ----------------------------------------------------------------------
@@ -452,11 +490,20 @@ class pool_base {
     tls_pool_identity = {this, i};
     worker_context& ctx = m_workers[i]->context;
     ctx.bind();
-    notify([i](Observer& o) { o.on_worker_start(i); });
-    static_cast<Derived*>(this)->run_worker(i, ctx);
-    notify([i](Observer& o) { o.on_worker_stop(i); });
+    if constexpr (is_observed<Observer>) {
+      run_watched(i, ctx, watched<Observer>{&m_observer.get()});
+    } else {
+      run_watched(i, ctx, env_watch{m_env.observer.get()});
+    }
     ctx.unbind();
     tls_pool_identity = {};
+  }
+
+  template <typename Watch>
+  void run_watched(std::size_t i, worker_context& ctx, const Watch& watch) {
+    watch([i](auto& o) { o.on_worker_start(i); });
+    static_cast<Derived*>(this)->run_worker(i, ctx, watch);
+    watch([i](auto& o) { o.on_worker_stop(i); });
   }
 
   /// Sleeps until no spawned root and no task awaiting a future is left (pending_work).
@@ -519,6 +566,8 @@ class pool_base {
   Policy m_policy;
   std::vector<std::unique_ptr<worker_slot>> m_workers;
   [[no_unique_address]] observer_link<Observer> m_observer;
+  // After m_workers: destroyed first, once the derived destructor has joined the workers.
+  [[no_unique_address]] env_observation<Observer> m_env;
   // Its own line: idle busy workers poll it (the shared queue aligns its own lines).
   alignas(64) std::atomic<bool> m_stop{false};
   liveness m_liveness;  // read where work comes in, written once: beside m_stop, also read-mostly

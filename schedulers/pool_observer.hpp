@@ -84,9 +84,10 @@ struct observer_base {
   void on_stacklet_free(std::size_t, std::size_t) noexcept {}
 };
 
-/// The pools' default: no observer. A pool with it compiles every hook call away (each is behind
-/// `if constexpr`), holds no observer pointer, and binds no hook table to its workers' contexts:
-/// it is the pool without observability.
+/// The pools' default: no observer. A pool with it reports nothing unless TINE_TRACE or
+/// TINE_STATS is set when it is built (env_observer.hpp): it then reports to an observer of
+/// tine's library. Otherwise it holds a null pointer, tested between pieces of work and never per
+/// task, and binds no hook table to its workers' contexts.
 struct no_observer final : observer_base {};
 
 /// Reports every event to `a` and then `b` (both must outlive the pool). Nest it for more:

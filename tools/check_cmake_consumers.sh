@@ -56,6 +56,16 @@ install_tine() {
     echo "installed $(cd "$prefix" && find . -type f | wc -l) files to the prefix"
 }
 
+# installed_tools PREFIX: the installed demo writes a trace and the installed viewer, run from
+# outside the source tree, turns it into a page, as docs/observability.md tells a CMake user.
+installed_tools() {
+  local prefix="$tmp/$1"
+  (cd "$tmp" &&
+    "$prefix/bin/tine-trace-demo" "$tmp/demo-trace.json" 22 2 >/dev/null &&
+    python3 "$prefix/share/tine/trace_view.py" "$tmp/demo-trace.json" -o "$tmp/demo-trace.html" &&
+    echo "trace of fib(22) on 2 workers viewed: $(wc -c <"$tmp/demo-trace.html") bytes of HTML")
+}
+
 # mpi_run BUILD_DIR N PROGRAM: the program on N ranks of this machine, with the mpiexec that
 # FindMPI found for the build (Hydra's fork launcher; Open MPI's oversubscribed and allowed to run
 # as root, as CI does).
@@ -132,6 +142,8 @@ echo "cmake: $(cmake --version | head -n 1), pkg-config $(pkg-config --version),
 step "install (tine built and installed)" install.log install_tine build prefix
 if [ "$failed" -eq 0 ]; then
   step "version rule (tineConfigVersion.cmake)" version.log version_rule prefix
+  step "installed trace demo and viewer (bin/tine-trace-demo, share/tine/trace_view.py)" \
+    tools.log installed_tools prefix
   step "find_package consumer" find_package.log consumer find_package \
     -DCMAKE_PREFIX_PATH="$tmp/prefix"
   step "find_package consumer of tine::distributed (COMPONENTS distributed)" \

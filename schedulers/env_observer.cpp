@@ -1,0 +1,167 @@
+// TINE_TRACE / TINE_STATS (env_observer.hpp): the observer, compiled once into tine's library.
+#include <tine/schedulers/env_observer.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include <tine/schedulers/stats_observer.hpp>
+#include <tine/schedulers/trace_observer.hpp>
+
+namespace tine::detail {
+
+namespace {
+
+/// The events per worker TINE_TRACE_EVENTS asks for, or the trace_observer default when it is
+/// unset; a value that is not a number of at least 2 ends the program with a message (a typo
+/// would otherwise trace with a size nobody asked for).
+std::size_t trace_events_from_environment() {
+  const char* s = std::getenv("TINE_TRACE_EVENTS");
+  if (s == nullptr || *s == '\0') {
+    return std::size_t{1} << 16;
+  }
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(s, &end, 10);
+  if (*end != '\0' || n < 2 || s[0] == '-') {
+    fatal("TINE_TRACE_EVENTS must be a number of events per worker, at least 2");
+  }
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
+std::string numbered_trace_path(const std::string& path, std::size_t index) {
+  if (index == 0) {
+    return path;
+  }
+  constexpr std::string_view json = ".json";
+  const std::string n = "." + std::to_string(index);
+  if (path.size() > json.size() &&
+      path.compare(path.size() - json.size(), json.size(), json) == 0) {
+    return path.substr(0, path.size() - json.size()) + n + std::string(json);
+  }
+  return path + n;
+}
+
+struct env_observer::state {
+  const char* pool_name;
+  std::string trace_path;
+  std::optional<trace_observer> trace;
+  std::optional<stats_observer> stats;
+
+  template <typename F>
+  void each(F&& f) noexcept {
+    if (trace) {
+      f(*trace);
+    }
+    if (stats) {
+      f(*stats);
+    }
+  }
+};
+
+env_observer::pointer env_observer::from_environment(const char* pool_name) {
+  const char* trace = std::getenv("TINE_TRACE");
+  const char* stats = std::getenv("TINE_STATS");
+  const bool want_trace = trace != nullptr && *trace != '\0';
+  const bool want_stats = stats != nullptr && *stats != '\0' && std::string_view(stats) != "0";
+  if (!want_trace && !want_stats) {
+    return nullptr;
+  }
+  auto s = std::make_unique<state>();
+  s->pool_name = pool_name;
+  if (want_trace) {
+    static std::atomic<std::size_t> traced_pools{0};
+    // relaxed: only a distinct number per pool is needed.
+    const std::size_t index = traced_pools.fetch_add(1, std::memory_order_relaxed);
+    s->trace_path = numbered_trace_path(trace, index);
+    s->trace.emplace(trace_events_from_environment());
+  }
+  if (want_stats) {
+    s->stats.emplace();
+  }
+  return pointer(new env_observer(std::move(s)));
+}
+
+env_observer::env_observer(std::unique_ptr<state> s) noexcept : m(std::move(s)) {}
+
+void env_observer::deleter::operator()(env_observer* o) const noexcept { delete o; }
+
+// Writes what was asked for. Never throws: a trace that cannot be written is reported on stderr
+// (the program's own work is done by now and is not lost for it).
+env_observer::~env_observer() {
+  if (m->stats) {
+    std::ostringstream out;
+    out << "tine: TINE_STATS: " << m->pool_name << " of " << m->stats->workers() << " workers\n";
+    try {
+      m->stats->report().print(out);
+    } catch (const std::exception& e) {
+      out << "(no statistics: " << e.what() << ")\n";
+    }
+    std::cerr << out.str() << std::flush;
+  }
+  if (m->trace) {
+    try {
+      m->trace->write_chrome_trace(m->trace_path);
+      if (m->trace->dropped_events() != 0) {
+        std::cerr << "tine: TINE_TRACE: " << m->trace->dropped_events()
+                  << " events dropped (full buffers); raise TINE_TRACE_EVENTS\n";
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "tine: TINE_TRACE: " << e.what() << "\n";
+    }
+  }
+}
+
+const std::string& env_observer::trace_path() const noexcept { return m->trace_path; }
+
+void env_observer::attach(std::size_t n) {
+  if (m->trace) {
+    m->trace->attach(n);
+  }
+  if (m->stats) {
+    m->stats->attach(n);
+  }
+}
+void env_observer::on_worker_start(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_worker_start(w); });
+}
+void env_observer::on_worker_stop(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_worker_stop(w); });
+}
+void env_observer::on_steal_attempt(std::size_t w, std::size_t v) noexcept {
+  m->each([w, v](auto& o) { o.on_steal_attempt(w, v); });
+}
+void env_observer::on_steal(std::size_t w, std::size_t v) noexcept {
+  m->each([w, v](auto& o) { o.on_steal(w, v); });
+}
+void env_observer::on_submission(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_submission(w); });
+}
+void env_observer::on_work_done(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_work_done(w); });
+}
+void env_observer::on_sleep(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_sleep(w); });
+}
+void env_observer::on_wake(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_wake(w); });
+}
+void env_observer::on_join_suspend(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_join_suspend(w); });
+}
+void env_observer::on_join_resume(std::size_t w) noexcept {
+  m->each([w](auto& o) { o.on_join_resume(w); });
+}
+void env_observer::on_stacklet_alloc(std::size_t w, std::size_t bytes) noexcept {
+  m->each([w, bytes](auto& o) { o.on_stacklet_alloc(w, bytes); });
+}
+void env_observer::on_stacklet_free(std::size_t w, std::size_t bytes) noexcept {
+  m->each([w, bytes](auto& o) { o.on_stacklet_free(w, bytes); });
+}
+
+}  // namespace tine::detail
