@@ -172,7 +172,12 @@ fi
 # Without hwloc: only when the tree can build it (policies/topology_flat.cpp).
 if [ -f "$src/policies/topology_flat.cpp" ]; then
   no_hwloc() {
-    install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF -DTINE_WITH_MPI=OFF || return 1
+    install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF -DTINE_WITH_MPI=OFF \
+      -DTINE_INSTALL_TOOLS=OFF || return 1
+    if [ -e "$tmp/prefix-flat/bin/tine-trace-demo" ] || [ -e "$tmp/prefix-flat/share/tine" ]; then
+      echo "tine configured with TINE_INSTALL_TOOLS=OFF installed the trace demo or viewer"
+      return 1
+    fi
     if [ -d "$tmp/prefix-flat/include/tine/distributed" ] ||
       grep -q "tine::distributed" "$tmp/prefix-flat/lib/cmake/tine/tineTargets.cmake"; then
       echo "tine configured with TINE_WITH_MPI=OFF installed its distributed layer"
