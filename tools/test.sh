@@ -10,9 +10,9 @@
 # config already runs the same way (see the comments below and docs/build.md: CI has 90 minutes
 # on 2 cores, and compiling the suite is nearly all of it). nohwloc (tine built without hwloc)
 # runs only the tests of the topology's own code, policies; then tools/check_hwloc_fallback.sh
-# checks the automatic fallback. Tests tagged "manual" are not run (//... skips them). The last line is
-# `N passed, N failed` over all configs (tools/tally.py); the exit status is non-zero if anything
-# failed or did not build.
+# checks the automatic fallback. Tests tagged "manual" are not run (//... skips them). The last
+# line is `N passed, N failed` over all configs (tools/tally.py); the exit status is non-zero if
+# anything failed or did not build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
