@@ -13,32 +13,16 @@
 #include <vector>
 
 #include "bench/harness.hpp"
+#include "bench/sort_keys.hpp"
 
 namespace {
 
-using key = std::uint64_t;
+using key = bench::sort_key;
 
 constexpr std::size_t sort_cutoff = 2048;
 constexpr std::size_t merge_cutoff = 4096;
 
-const std::vector<key>& keys(std::size_t n) {
-  static std::vector<std::pair<std::size_t, std::vector<key>>> made;
-  for (auto& [k, v] : made) {
-    if (k == n) {
-      return v;
-    }
-  }
-  std::vector<key> v(n);
-  std::uint64_t s = 0x2545f4914f6cdd1dULL;
-  for (key& x : v) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    x = s;
-  }
-  made.emplace_back(n, std::move(v));
-  return made.back().second;
-}
+const std::vector<key>& keys(std::size_t n) { return bench::sort_keys(n, 0x2545f4914f6cdd1dULL); }
 
 /// Where the merge of [a, a + na) and [b, b + nb) splits: the middle of the larger input and the
 /// place of its key in the other, so that each side's keys go before the other side's.
@@ -229,28 +213,8 @@ struct cilksort_workload {
 
   /// An estimate: a merge's split depends on the keys.
   static std::uint64_t tasks(input n) { return sort_tasks(n); }
-  /// Against the serial result, itself checked against std::sort once per size (checks run
-  /// inside the timed loop: they must be cheap).
   static std::string check(input n, const result& got, const result& ref) {
-    static std::vector<std::pair<input, bool>> verified;
-    bool serial_right = false;
-    bool known = false;
-    for (const auto& [size, ok] : verified) {
-      if (size == n) {
-        serial_right = ok;
-        known = true;
-      }
-    }
-    if (!known) {
-      std::vector<key> want = keys(n);
-      std::sort(want.begin(), want.end());
-      serial_right = ref == want;
-      verified.emplace_back(n, serial_right);
-    }
-    if (!serial_right) {
-      return "the serial sort's keys are not std::sort's order";
-    }
-    return got == ref ? "" : "the keys are not std::sort's order";
+    return bench::check_sorted(keys(n), got, ref);
   }
 };
 

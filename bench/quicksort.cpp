@@ -13,31 +13,15 @@
 #include <vector>
 
 #include "bench/harness.hpp"
+#include "bench/sort_keys.hpp"
 
 namespace {
 
-using key = std::uint64_t;
+using key = bench::sort_key;
 
 constexpr std::size_t cutoff = 2048;
 
-const std::vector<key>& keys(std::size_t n) {
-  static std::vector<std::pair<std::size_t, std::vector<key>>> made;
-  for (auto& [k, v] : made) {
-    if (k == n) {
-      return v;
-    }
-  }
-  std::vector<key> v(n);
-  std::uint64_t s = 0x853c49e6748fea9bULL;
-  for (key& x : v) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    x = s;
-  }
-  made.emplace_back(n, std::move(v));
-  return made.back().second;
-}
+const std::vector<key>& keys(std::size_t n) { return bench::sort_keys(n, 0x853c49e6748fea9bULL); }
 
 /// Partitions [a, a + n) (n >= 2) around the median of its first, middle and last keys; returns
 /// the size of the left side, which holds the keys not greater than the pivot and is neither
@@ -154,28 +138,8 @@ struct quicksort_workload {
     std::vector<key> a = keys(n);
     return count_tasks(a.data(), n);
   }
-  /// Against the serial result, itself checked against std::sort once per size (checks run
-  /// inside the timed loop: they must be cheap).
   static std::string check(input n, const result& got, const result& ref) {
-    static std::vector<std::pair<input, bool>> verified;
-    bool serial_right = false;
-    bool known = false;
-    for (const auto& [size, ok] : verified) {
-      if (size == n) {
-        serial_right = ok;
-        known = true;
-      }
-    }
-    if (!known) {
-      std::vector<key> want = keys(n);
-      std::sort(want.begin(), want.end());
-      serial_right = ref == want;
-      verified.emplace_back(n, serial_right);
-    }
-    if (!serial_right) {
-      return "the serial sort's keys are not std::sort's order";
-    }
-    return got == ref ? "" : "the keys are not std::sort's order";
+    return bench::check_sorted(keys(n), got, ref);
   }
 };
 
