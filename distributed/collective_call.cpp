@@ -96,27 +96,36 @@ void agree_on_call(MPI_Comm comm, const collective_call& mine) {
   }
   bool same = true;
   bool same_function = true;
-  bool all_roots = all[0] == collective_call::root;
+  bool same_kind = true;  // and the same place among the calls
   for (int r = 1; r < size; ++r) {
+    const std::uint64_t* theirs = &all[static_cast<std::size_t>(r * fields)];
     for (int i = 0; i < fields; ++i) {
-      same = same && all[static_cast<std::size_t>(r * fields + i)] == all[static_cast<std::size_t>(i)];
+      same = same && theirs[i] == all[static_cast<std::size_t>(i)];
     }
-    same_function = same_function && all[static_cast<std::size_t>(r * fields + 2)] == all[2];
-    all_roots = all_roots && all[static_cast<std::size_t>(r * fields)] == collective_call::root;
+    same_function = same_function && theirs[2] == all[2];
+    same_kind = same_kind && theirs[0] == all[0] && theirs[1] == all[1];
   }
   if (same) {
     return;
   }
   std::string message =
       "tine::mpi_pool: the ranks made different collective calls (every rank must call sync_wait "
-      "the same number of times, with the same function, make and destroy the same global "
-      "vectors in the same order, then destroy the pool):";
+      "the same number of times, with the same function (tine's blocking algorithms on global "
+      "spans call it), make and destroy the same global vectors in the same order, then destroy "
+      "the pool):";
   for (int r = 0; r < size; ++r) {
     message += "\n  rank " + std::to_string(r) + ": " +
                describe(&all[static_cast<std::size_t>(r * fields)]);
   }
-  if (all_roots && !same_function) {
+  if (same_kind && all[0] == collective_call::root && !same_function) {
     message += "\n  (the ranks' roots are different functions, or functions of different types)";
+  }
+  if (same_kind && (all[0] == collective_call::allocate || all[0] == collective_call::deallocate)) {
+    // Left alone, each rank would lay out blocks of its own size: reads and writes of the
+    // elements would go to the wrong places.
+    message +=
+        "\n  (the ranks' global vectors have different sizes or element sizes; a global "
+        "vector has the same size and element type on every rank)";
   }
   stop_job(comm, message.c_str());
 }

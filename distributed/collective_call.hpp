@@ -4,13 +4,14 @@
 /// \file collective_call.hpp
 /// How the ranks of a distributed pool make sure they are in the same collective call (internal
 /// to `tine::mpi_pool`). Every collective member of the pool (`sync_wait`, the destructor, and
-/// the constructor and destructor of a global vector made on it) starts
-/// by announcing what it is to the other ranks. When the ranks disagree (one rank's `sync_wait`
-/// meets another's destructor, or a root of another function or result size) the job ends with
-/// a message that names each rank's call, where it would otherwise wait forever, or worse, mix
-/// two calls' messages. A rank whose partners do not come waits sleeping, not spinning, and says
-/// so on stderr after a minute (and again each time the wait doubles); `TINE_MPI_WAIT_LIMIT=S`
-/// ends the job instead after S seconds.
+/// the constructor and destructor of a global vector made on it) starts by announcing what it is
+/// to the other ranks. When the ranks disagree (one rank's `sync_wait` meets another's
+/// destructor, a root of another function or result size, or a global vector of another size or
+/// element size) the job ends with a message that names each rank's call, where it would
+/// otherwise wait forever, or worse, mix two calls' messages or lay out a vector's blocks
+/// differently on each rank. A rank whose partners do not come waits sleeping, not spinning, and
+/// says so on stderr after a minute (and again each time the wait doubles);
+/// `TINE_MPI_WAIT_LIMIT=S` ends the job instead after S seconds.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

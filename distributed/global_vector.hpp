@@ -293,8 +293,9 @@ auto checkout_here(global_span<T> span, Mode) {
 
 /// A vector of `T` spread over the ranks of an `mpi_pool`: rank r holds elements [r * B,
 /// (r + 1) * B), B = ceil(size / ranks). Made and destroyed collectively (every rank, outside
-/// tasks, in the same order as its other collective calls on the pool); destroy it before the
-/// pool. Elements start zeroed.
+/// tasks, with the same size and `T`, in the same order as its other collective calls on the
+/// pool; ranks whose calls, sizes or element sizes differ end the job with a message naming each
+/// rank's call, collective_call.hpp); destroy it before the pool. Elements start zeroed.
 template <typename T>
 class global_vector {
   static_assert(std::is_trivially_copyable_v<T> && !std::is_const_v<T>,

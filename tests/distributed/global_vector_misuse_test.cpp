@@ -2,13 +2,21 @@
 // EXPECT_FAILURE, which requires a non-zero exit and the message):
 //   pool-first:    the pool destroyed while a global vector made on it exists;
 //   live-checkout: a global vector destroyed while a view of it (kept past its task) is live;
-//   held-across-fork: a task forks while it holds a view (stopped in checked builds only).
+//   held-across-fork: a task forks while it holds a view (stopped in checked builds only);
+// and collective calls made wrongly (collective_call.cpp: the job ends naming each rank's call):
+//   vector-on-rank-0: rank 0 makes a second vector, the others go on to destroy the first;
+//   different-sizes:  rank r makes a vector of 50 + r elements;
+//   algorithm-on-rank-0: rank 0 calls tine::reduce on the vector, the others go on to destroy it;
+//   algorithm-late:   rank 1 sleeps for 30 s before its tine::reduce; the others give up after
+//                     TINE_MPI_WAIT_LIMIT.
 #include <tine/distributed/distributed.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -47,6 +55,21 @@ int main(int argc, char** argv) {
     v.reset();
   } else if (what == "held-across-fork") {
     tine::sync_wait(*pool, fork_holding_a_view, v->span());
+  } else if (what == "vector-on-rank-0") {
+    if (pool->rank() == 0) {
+      tine::mpi::global_vector<int> only_here(*pool, 7);
+    }
+  } else if (what == "different-sizes") {
+    tine::mpi::global_vector<int> sized_by_rank(*pool, 50 + static_cast<unsigned>(pool->rank()));
+  } else if (what == "algorithm-on-rank-0") {
+    if (pool->rank() == 0) {
+      (void)tine::reduce(*pool, *v);
+    }
+  } else if (what == "algorithm-late") {
+    if (pool->rank() == 1) {
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+    }
+    (void)tine::reduce(*pool, *v);
   }
   std::puts("not stopped");
   return 0;

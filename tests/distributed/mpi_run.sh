@@ -3,7 +3,7 @@
 #   mpi_run.sh N SECONDS PROGRAM [ARGS...]
 # A run that has not ended after SECONDS fails (a hang is a failure, not a stuck suite).
 # With EXPECT_FAILURE=TEXT in the environment the program must instead fail, and its output
-# must contain TEXT (a misuse that tine stops with a message).
+# must contain TEXT (a misuse that tine stops with a message); and EXPECT_ALSO=TEXT2 too, if set.
 set -u
 ranks="${1:?usage: mpi_run.sh N SECONDS PROGRAM [ARGS...]}"
 limit="${2:?}"
@@ -27,11 +27,13 @@ if [ -n "${EXPECT_FAILURE:-}" ]; then
     echo "FAIL: expected a failure naming: $EXPECT_FAILURE"
     exit 1
   fi
-  if ! grep -qF -- "$EXPECT_FAILURE" <<<"$out"; then
-    echo "FAIL: the failure does not say: $EXPECT_FAILURE"
-    exit 1
-  fi
-  echo "PASS: failed as expected, saying: $EXPECT_FAILURE"
+  for text in "$EXPECT_FAILURE" "${EXPECT_ALSO:-}"; do
+    if [ -n "$text" ] && ! grep -qF -- "$text" <<<"$out"; then
+      echo "FAIL: the failure does not say: $text"
+      exit 1
+    fi
+  done
+  echo "PASS: failed as expected, saying: $EXPECT_FAILURE${EXPECT_ALSO:+ and $EXPECT_ALSO}"
   exit 0
 fi
 exit $rc
