@@ -8,8 +8,13 @@
 //   init, non-commutative, in place), on spans of 0, 1, 7, 1009 and 10^6 elements (the
 //   small ones also as an odd subspan and with leaves of 3 elements, cut at the ranks' block
 //   boundaries);
-// - the task form inside a task; an exception from an element function reaching every rank; an
-//   output span too short; an algorithm on a destroyed vector's span;
+// - the task form inside a task: reduce, count_if, find_if, min_element, map, inclusive_scan and
+//   for_each in one task, each against the standard library (also on 0, 1, 9 and 4099 elements
+//   on 3 and 4 ranks, where a few collective calls check them: "quick");
+// - exceptions from element functions reaching every rank with their type and message: a
+//   for_each body, a reduce op, count_if's and find_if's predicates, a scan op, a map function,
+//   and in the task form a reduce op, caught at its call and after a join; an output span too
+//   short; an algorithm on a destroyed vector's span;
 // - tine::mpi::traffic(): nothing copied on one rank, copies both ways on more.
 // Vectors are compared by a digest of their bytes computed by one task that checks out the whole
 // span (its root runs on rank 0 and never forks, so no rank's copy goes stale).
@@ -92,6 +97,200 @@ struct throw_at {
     }
   }
 };
+struct equals {
+  value wanted;
+  bool operator()(value x) const { return x == wanted; }
+};
+
+// Element functions that throw: `Error` with `what`, at the element `bad` or (the folds, on a
+// vector of ones) once a partial sum passes `most`, which some fold of any shape must.
+template <typename Error>
+struct predicate_throwing_at {
+  value bad;
+  const char* what;
+  bool operator()(value x) const {
+    if (x == bad) {
+      throw Error(what);
+    }
+    return false;  // find_if's leaves then look at every element
+  }
+};
+struct square_throwing_at {
+  value bad;
+  value operator()(value x) const {
+    if (x == bad) {
+      throw std::length_error("a bad element to map");
+    }
+    return x * x;
+  }
+};
+template <typename Error>
+struct plus_up_to {
+  value most;
+  const char* what;
+  value operator()(value a, value b) const {
+    if (a + b > most) {
+      throw Error(what);
+    }
+    return a + b;
+  }
+};
+
+// The task form of several algorithms in one task, as a user writes it: the reads forked
+// together, then the writes one after another, each read back (a digest of its output) after
+// its join.
+struct in_task_results {
+  std::uint64_t positives = 0;
+  std::uint64_t first_at = 0;
+  std::uint64_t min_at = 0;
+  value sum = 0;
+  std::uint64_t mapped = 0;
+  std::uint64_t scanned = 0;
+  std::uint64_t after_for_each = 0;
+};
+
+tine::task<in_task_results> algorithms_in_task(global_span<value> s, global_span<value> out,
+                                               value wanted, tine::grain g) {
+  const global_span<const value> cs = s;
+  const global_span<const value> cout = out;
+  in_task_results r;
+  co_await tine::fork(&r.positives, tine::async::count_if, cs, is_positive{}, g);
+  co_await tine::fork(&r.first_at, tine::async::find_if, cs, equals{wanted}, g);
+  co_await tine::fork(&r.min_at, tine::async::min_element, cs, std::ranges::less{},
+                      std::identity{}, g);
+  co_await tine::call(&r.sum, tine::async::reduce, cs, value{0}, std::plus<>{}, g);
+  co_await tine::join();
+  co_await tine::call(tine::async::map, cs, out, square{}, g);
+  co_await tine::join();
+  co_await tine::call(&r.mapped, digest_of<value>, cout);
+  co_await tine::call(tine::async::inclusive_scan, cs, out, std::plus<>{}, g);
+  co_await tine::join();
+  co_await tine::call(&r.scanned, digest_of<value>, cout);
+  co_await tine::call(tine::async::for_each, s, triple_plus_one{}, g);
+  co_await tine::join();
+  co_await tine::call(&r.after_for_each, digest_of<value>, cs);
+  co_return r;
+}
+
+// The task form's exception inside a task, on 1009 ones: a reduce whose op throws past 500,
+// caught at its call (no fork before it), then again after a join (the call's exception waits
+// for it), its sibling's reduce of 504 ones not throwing. 1 for each caught with its type and
+// message.
+tine::task<int> reduce_throws_in_task(global_span<const value> ones) {
+  const plus_up_to<std::overflow_error> op{500, "a sum over 500"};
+  int caught = 0;
+  value r = 0;
+  try {
+    co_await tine::call(&r, tine::async::reduce, ones, value{0}, op, tine::grain{10});
+  } catch (const std::overflow_error& e) {
+    caught += std::string(e.what()) == "a sum over 500" ? 1 : 0;
+  }
+  value l = 0;
+  try {
+    auto [left, right] = ones.split(ones.size() / 2);
+    co_await tine::fork(&l, tine::async::reduce, left, value{0}, std::plus<>{}, tine::grain{10});
+    co_await tine::call(&r, tine::async::reduce, right, value{0}, op, tine::grain{10});
+    co_await tine::join();
+  } catch (const std::overflow_error& e) {
+    caught += std::string(e.what()) == "a sum over 500" && l == 504 ? 1 : 0;
+  }
+  co_return caught;
+}
+
+// Runs algorithms_in_task on `s` (set to its initial values) and `out` (as long), and checks
+// every result against the standard library's on every rank.
+template <typename Pool>
+void check_in_task(Pool& pool, global_span<value> s, global_span<value> out, tine::grain g) {
+  const std::uint64_t n = s.size();
+  std::vector<value> ref(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    ref[i] = initial(s.offset() + i);
+  }
+  tine::sync_wait(pool, set_initial, s);
+  const value wanted = n > 0 ? ref[n / 2] : 0;
+  const in_task_results r = tine::sync_wait(pool, algorithms_in_task, s, out, wanted, g);
+  const auto index = [&](auto it) { return static_cast<std::uint64_t>(it - ref.begin()); };
+  CHECK(r.positives ==
+        static_cast<std::uint64_t>(std::count_if(ref.begin(), ref.end(), is_positive{})));
+  CHECK(r.first_at == index(std::find_if(ref.begin(), ref.end(), equals{wanted})));
+  CHECK(r.min_at == index(std::min_element(ref.begin(), ref.end())));
+  CHECK(r.sum == std::reduce(ref.begin(), ref.end()));
+  std::vector<value> want(n);
+  std::transform(ref.begin(), ref.end(), want.begin(), square{});
+  CHECK(r.mapped == digest(want));
+  std::inclusive_scan(ref.begin(), ref.end(), want.begin());
+  CHECK(r.scanned == digest(want));
+  std::for_each(ref.begin(), ref.end(), triple_plus_one{});
+  CHECK(r.after_for_each == digest(ref));
+}
+
+// The "quick" runs' small sizes, with a few collective calls each: the task form above, and a
+// blocking reduce and exclusive scan.
+template <typename Pool>
+void check_small(Pool& pool, std::uint64_t n) {
+  global_vector<value> v(pool, n);
+  global_vector<value> out(pool, n);
+  check_in_task(pool, v.span(), out.span(), tine::grain{2});
+  std::vector<value> ref(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    ref[i] = 3 * initial(i) + 1;  // as the task's for_each left them
+  }
+  CHECK(tine::reduce(pool, v, value{7}, std::plus<>{}) ==
+        std::reduce(ref.begin(), ref.end(), value{7}));
+  tine::exclusive_scan(pool, v, out, value{-4}, std::plus<>{}, tine::grain{1});
+  std::exclusive_scan(ref.begin(), ref.end(), ref.begin(), value{-4});
+  CHECK(tine::sync_wait(pool, digest_of<value>, global_span<const value>(out)) == digest(ref));
+}
+
+// Exceptions from element functions: each reaches every rank's call with its type and message,
+// and the vectors stay usable. `ones` holds 1009 ones, `w` initial values; `bad` is one of them.
+template <typename Pool>
+void check_exceptions(Pool& pool, global_span<value> ones, global_span<value> w, value bad) {
+  const tine::grain g{10};
+  const auto says = [](const std::exception& e, const char* what) {
+    return std::string(e.what()) == what;
+  };
+  try {
+    (void)tine::reduce(pool, ones, value{0},
+                       plus_up_to<std::overflow_error>{500, "a sum over 500"}, g);
+    CHECK(false);
+  } catch (const std::overflow_error& e) {
+    CHECK(says(e, "a sum over 500"));
+  }
+  CHECK(tine::sync_wait(pool, reduce_throws_in_task, global_span<const value>(ones)) == 2);
+  try {
+    (void)tine::count_if(pool, w,
+                         predicate_throwing_at<std::domain_error>{bad, "a bad element to count"},
+                         g);
+    CHECK(false);
+  } catch (const std::domain_error& e) {
+    CHECK(says(e, "a bad element to count"));
+  }
+  try {
+    (void)tine::find_if(pool, w,
+                        predicate_throwing_at<std::out_of_range>{bad, "a bad element to find"}, g);
+    CHECK(false);
+  } catch (const std::out_of_range& e) {
+    CHECK(says(e, "a bad element to find"));
+  }
+  try {
+    tine::inclusive_scan(pool, ones, ones, plus_up_to<std::range_error>{500, "a prefix over 500"},
+                         g);
+    CHECK(false);
+  } catch (const std::range_error& e) {
+    CHECK(says(e, "a prefix over 500"));
+  }
+  try {
+    tine::map(pool, global_span<const value>(w), ones, square_throwing_at{bad}, g);
+    CHECK(false);
+  } catch (const std::length_error& e) {
+    CHECK(says(e, "a bad element to map"));
+  }
+  // Still usable: every element is where its vector holds it.
+  CHECK(tine::count(pool, w, bad) > 0);
+  tine::fill(pool, ones, 1);
+  CHECK(tine::count(pool, ones, value{1}) == ones.size());
+}
 
 // The task form, inside a task: the sum of a subspan and of the rest, by two algorithm calls.
 // [docs:global-algorithms-task]
@@ -197,6 +396,8 @@ void check_span(Pool& pool, global_span<value> s, tine::grain g) {
   std::exclusive_scan(ref.begin(), ref.end(), scanned.begin(), value{5});
   tine::exclusive_scan(pool, s, s, value{5}, std::plus<>{}, g);
   CHECK(tine::sync_wait(pool, digest_of<value>, cs) == digest(scanned));
+
+  check_in_task(pool, s, out, g);
 }
 
 }  // namespace
@@ -207,9 +408,13 @@ int main(int argc, char** argv) {
   {
     tine::mpi_pool pool({.workers_per_rank = 2});
     // "quick" (the runs on 3 and 4 ranks of an oversubscribed machine, where every collective
-    // call waits for the OS scheduler): 10^6 elements with automatic leaves, and a subspan of
-    // 1009 with leaves of 3; the other cases run on 1 and 2 ranks.
+    // call waits for the OS scheduler): 10^6 elements with automatic leaves, a subspan of 1009
+    // with leaves of 3, and the small sizes' few calls; the other cases run on 1 and 2 ranks.
     const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    // Empty, one element (on one rank), odd (9: one rank holds none on 4), prime (4099).
+    for (const std::uint64_t n : {0ULL, 1ULL, 9ULL, 4099ULL}) {
+      check_small(pool, n);
+    }
     for (const std::uint64_t n : {0ULL, 1ULL, 7ULL, 1009ULL, 1000000ULL}) {
       if (quick && n != 1009 && n != 1000000) {
         continue;
@@ -262,6 +467,7 @@ int main(int argc, char** argv) {
             "tine::copy on global spans: the second span has 1008 elements, fewer than the "
             "first's 1009");
       CHECK(tine::count(pool, v, value{1}) == 1009);
+      check_exceptions(pool, v.span(), w.span(), bad);
     }
     // A span of a vector destroyed since.
     global_span<value> dangling;

@@ -4,9 +4,11 @@
 // - random, sorted, reversed (strictly: reversed in place) and all-equal inputs of 0, 1, 2, 7,
 //   1009 and 10^5 elements (10^6 once), as an odd subspan (the elements around it untouched),
 //   with automatic leaves and leaves of 2, 3 and 64 (many merges, cut at the ranks' block
-//   boundaries);
+//   boundaries); on 3 and 4 ranks ("quick") random inputs of 1009 and 10^5, and of 0, 1, 9 and
+//   13 with leaves of 2;
 // - stability: records with few distinct keys, sorted by key, keep their original order (also
-//   when the keys come in descending order with ties, which is not reversed wholesale);
+//   when the keys come in descending order with ties, which is not reversed wholesale), on 5,000,
+//   10^5 and 10^6 records (on 3 and 4 ranks 13 and 1009);
 // - input in order or strictly reversed found so by one read (comparisons counted);
 // - a comparison with a projection, and std::greater;
 // - the task form with a scratch span, inside a task; a scratch span too short, or in the
@@ -233,6 +235,13 @@ int main(int argc, char** argv) {
     // "quick": the runs on more ranks than this machine has cores, where each collective call
     // waits for the OS scheduler: fewer cases.
     const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    if (quick) {
+      // Empty, one element, odd (9: one rank holds none on 4) and prime sizes, few calls each.
+      for (const std::uint64_t n : {0ULL, 1ULL, 9ULL, 13ULL}) {
+        check_doubles(pool, n, shape::random, tine::grain{2});
+      }
+      check_stable(pool, 13, tine::grain{2});
+    }
     for (const std::uint64_t n : {0ULL, 1ULL, 2ULL, 7ULL, 1009ULL, 100000ULL}) {
       for (const shape sh : {shape::random, shape::sorted, shape::reversed, shape::equal}) {
         if (quick && (n < 1009 || sh != shape::random)) {
@@ -251,6 +260,7 @@ int main(int argc, char** argv) {
       check_stable(pool, 5000, tine::grain{});
       check_stable(pool, 5000, tine::grain{7});
       check_stable(pool, 100'000, tine::grain{});
+      check_stable(pool, 1'000'000, tine::grain{});
     }
     check_stable(pool, 1009, tine::grain{3});
     check_stable_descending(pool, 3001);

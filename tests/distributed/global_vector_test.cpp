@@ -4,13 +4,18 @@
 //   back by another tree of read checkouts, incremented in place with read_write checkouts, and
 //   read again: each value against its closed form;
 // - random fork-join trees that write disjoint ranges and, after each join, read the whole range
-//   their children wrote and check it;
+//   their children wrote and check it (what children wrote, seen by the parent after the join,
+//   wherever each ran);
+// - a strand that writes a slice, checks it in and then forks a child reading every slice it
+//   wrote so far, slice after slice, round after round (new values each round): each child sees
+//   them, wherever the strand's continuation and the child ran (counted; a steal is not required);
 // - misuse: a subspan past the end throws std::out_of_range, a checkout of a span whose vector
 //   was destroyed throws std::logic_error, a vector made inside a task throws std::logic_error;
 // - a direct pointer where the elements are the rank's own, a copy where they are not;
 // - elements that are trivially copyable but not default-constructible, and over-aligned.
 #include <tine/distributed/distributed.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -108,6 +113,80 @@ tine::task<std::uint64_t> random_tree(global_span<std::uint64_t> s, std::uint64_
     here += all[i] != mix(s.offset() + i) ? 1 : 0;
   }
   co_return wrong[0] + wrong[1] + wrong[2] + wrong[3] + here;
+}
+
+// What the children of write_then_fork saw: elements not as written, children that checked,
+// and children that read a slice written on another rank than theirs.
+struct seen {
+  std::uint64_t wrong = 0;
+  std::uint64_t checked = 0;
+  std::uint64_t elsewhere = 0;
+  void add(const seen& o) {
+    wrong += o.wrong;
+    checked += o.checked;
+    elsewhere += o.elsewhere;
+  }
+};
+
+std::uint64_t in_round(std::uint64_t i, std::uint64_t round) { return mix(i) ^ (round << 40); }
+
+// A child forked after its parent wrote `s` (and checked it in): busy for a moment, so that
+// the parent's continuation may be taken by another rank meanwhile, then reads `s`. `writers`:
+// the ranks (a bit each) that wrote the slices in `s`.
+tine::task<seen> read_back(global_span<const std::uint64_t> s, std::uint64_t round,
+                           std::uint64_t writers) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  auto in = co_await tine::mpi::checkout(s);
+  seen r;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    r.wrong += in[i] != in_round(s.offset() + i, round) ? 1 : 0;
+  }
+  r.checked = 1;
+  r.elsewhere = (writers & ~(std::uint64_t{1} << tine_test::my_rank)) != 0 ? 1 : 0;
+  co_return r;
+}
+
+constexpr std::uint64_t slices = 16;
+
+// Writes `s` slice by slice, each checked in before the fork of a child that reads every slice
+// written so far; after the join, reads all of it itself.
+tine::task<seen> write_then_fork(global_span<std::uint64_t> s, std::uint64_t round) {
+  const std::uint64_t per = s.size() / slices;
+  seen children[slices];
+  std::uint64_t writers = 0;
+  for (std::uint64_t k = 0; k < slices; ++k) {
+    {
+      const global_span<std::uint64_t> slice = s.subspan(k * per, per);
+      auto out = co_await tine::mpi::checkout(slice, tine::mpi::access::write);
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i] = in_round(slice.offset() + i, round);
+      }
+    }  // checked in: before the fork, as the rules ask
+    writers |= std::uint64_t{1} << tine_test::my_rank;  // the rank this strand runs on now
+    co_await tine::fork(&children[k], read_back, s.subspan(0, (k + 1) * per), round, writers);
+  }
+  co_await tine::join();
+  seen all;
+  for (const seen& c : children) {
+    all.add(c);
+  }
+  auto in = co_await tine::mpi::checkout(global_span<const std::uint64_t>(s));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    all.wrong += in[i] != in_round(s.offset() + i, round) ? 1 : 0;
+  }
+  co_return all;
+}
+
+tine::task<seen> write_then_fork_rounds(global_span<std::uint64_t> s, std::uint64_t rounds) {
+  seen all;
+  for (std::uint64_t round = 1; round <= rounds; ++round) {
+    seen one;
+    co_await tine::call(&one, write_then_fork, s, round);
+    all.add(one);
+  }
+  co_return all;
 }
 
 // The example of docs/distributed.md, "Global memory".
@@ -266,6 +345,21 @@ int main(int argc, char** argv) {
                 std::string::npos;
       }
       CHECK(threw);
+    }
+    {
+      // Slices of 64 elements, so that with several ranks the children's reads cross blocks
+      // (and, laid out as several machines, go through the cache, whose lines of earlier rounds
+      // must not be served).
+      tine::mpi::global_vector<std::uint64_t> v(pool, slices * 64);
+      const std::uint64_t rounds = 8;
+      const seen r = tine::sync_wait(pool, write_then_fork_rounds, v.span(), rounds);
+      CHECK(r.wrong == 0);
+      CHECK(r.checked == rounds * slices);
+      if (tine_test::my_rank == 0) {
+        std::printf("%d rank(s): %lu of %lu children read a slice written on another rank\n",
+                    ranks, static_cast<unsigned long>(r.elsewhere),
+                    static_cast<unsigned long>(r.checked));
+      }
     }
     {
       // [docs:global-sum-use]
