@@ -69,6 +69,7 @@ class worker_context {
       detail::fatal("worker_context::bind: this thread is already bound to a worker context");
     }
     detail::tls_runtime = &m_runtime;
+    detail::tls_frame_stack = &m_runtime.top();
     if (m_runtime.hooks() != nullptr) {
       detail::write_tls_hooks(m_runtime.hooks());
     }
@@ -83,6 +84,7 @@ class worker_context {
       uninstall_backend();
     }
     detail::tls_runtime = nullptr;
+    detail::tls_frame_stack = &detail::no_worker_top;
     if (m_runtime.hooks() != nullptr) {
       detail::write_tls_hooks(nullptr);
     }

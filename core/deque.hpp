@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include <tine/core/asymmetric_fence.hpp>
+#include <tine/core/owner_fence.hpp>
 
 // GCC 12's ThreadSanitizer does not model std::atomic_thread_fence: it would neither see the
 // synchronisation the fences create (and report races on data handed over through the deque that
@@ -188,8 +189,20 @@ class deque {
   /// the system cannot (asymmetric_fences() tells). Throws std::bad_alloc if the capacity is
   /// absurdly large or memory runs out.
   explicit deque(std::size_t capacity = 1024, bool asymmetric = false)
+      : deque(capacity, asymmetric ? owner_fence::asymmetric : owner_fence::full) {}
+
+  /// As above, with the fence of owner_fence.hpp: `full` and `asymmetric` as `asymmetric` false
+  /// and true; `none`, a promise that only the owner ever calls `steal`, makes `pop` as cheap as
+  /// `pop_unshared` but for its last item.
+  deque(std::size_t capacity, owner_fence fence)
       : m_array(ring::create(round_capacity(capacity), nullptr)),
-        m_asymmetric(asymmetric && order::fences && detail::asymmetric_fences_supported()) {}
+        m_asymmetric(fence == owner_fence::asymmetric && order::fences &&
+                     detail::asymmetric_fences_supported()),
+        m_light_pop(m_asymmetric || fence == owner_fence::none) {
+    // relaxed: the constructor's own store; the deque is handed to its owner with a
+    // happens-before edge (see the contract).
+    use_ring(m_array.load(std::memory_order_relaxed), 0);
+  }
 
   deque(const deque&) = delete;
   deque& operator=(const deque&) = delete;
@@ -211,34 +224,29 @@ class deque {
   TINE_ALWAYS_INLINE void push(T value) {
     // relaxed: only the owner writes `bottom`, and we are the owner.
     const index b = m_bottom.load(std::memory_order_relaxed);
-    // acquire (normal build): synchronises with the seq_cst CAS of the thief that last advanced
-    // `top`, so that thief's read of the slot it stole happens-before our overwrite of that slot
-    // below (otherwise its read could return our new value although its CAS succeeded).
-    const index t = m_top.load(order::push_load_top);
-    // relaxed: only the owner writes `array`.
-    ring* a = m_array.load(std::memory_order_relaxed);
-    if (TINE_UNLIKELY(b - t > static_cast<index>(a->mask))) {
-      // Full: grow out of line (a tail call, so the fast path saves no registers).
-      return grow_and_push(value, a, t, b);
+    // Below the limit, slot b was last used by an index below the `top` that set the limit, an
+    // item taken before that acquire load of `top`: its thief's read of the slot happens-before
+    // our overwrite. So the push reads `top` (a line thieves write) only at the limit.
+    if (TINE_UNLIKELY(b >= m_limit)) {
+      return push_at_limit(value, b);  // a tail call, so the fast path saves no registers
     }
-    publish(a, b, value);
+    publish(b, value);
   }
 
   /// Owner only. Takes the most recently pushed item, or returns nullopt if there is none.
   TINE_ALWAYS_INLINE std::optional<T> pop() noexcept {
     // relaxed: owner-only variable.
     const index b = m_bottom.load(std::memory_order_relaxed) - 1;
-    // relaxed: owner-only variable.
-    ring* a = m_array.load(std::memory_order_relaxed);
     // relaxed + seq_cst fence (normal build) / seq_cst (TSan build): reserve slot b before
     // looking at `top`. The store and the following load of `top` must not be reordered
     // (store-load, the one reordering x86 does): either a thief sees the smaller `bottom` and
     // keeps off slot b, or we see the thief's larger `top` and fall back to the CAS below.
     m_bottom.store(b, order::pop_store_bottom);
     if constexpr (order::fences) {
-      if (m_asymmetric) {
+      if (m_light_pop) {
         // The light half of the store-load barrier: keeps the compiler from hoisting the load
         // of `top` above the store; the thieves' heavy fence orders the hardware (see steal()).
+        // (Without thieves, owner_fence::none, the load of `top` needs no ordering at all.)
         detail::light_fence();
       } else {
         // seq_cst fence: the Dekker-style store-load barrier described above; pairs with the
@@ -248,28 +256,11 @@ class deque {
     }
     // relaxed after the fence (normal build) / seq_cst (TSan build): see above.
     index t = m_top.load(order::pop_load_top);
-    if (t < b) {
+    if (TINE_LIKELY(t < b)) {
       // More than one item: slot b is ours alone; no thief can reach it. relaxed: we wrote it.
-      return a->at(b).load(std::memory_order_relaxed);
+      return slot(b).load(std::memory_order_relaxed);
     }
-    if (t == b) {
-      // Last item: thieves may be after it too; whoever advances `top` from t owns it.
-      // relaxed: we wrote the slot; the CAS decides whether we may keep the value.
-      const T value = a->at(b).load(std::memory_order_relaxed);
-      // seq_cst on success: takes part in the total order with the thieves' fences/CASes, as in
-      // the paper; relaxed on failure: we only learn that a thief won and touch nothing shared.
-      const bool won = m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                                     std::memory_order_relaxed);
-      // Either way the deque is now empty (top == b + 1): restore `bottom` to match.
-      restore_bottom(b + 1);
-      if (won) {
-        return value;
-      }
-      return std::nullopt;
-    }
-    // Already empty (t == b + 1): undo the decrement.
-    restore_bottom(b + 1);
-    return std::nullopt;
+    return pop_last(b, t);
   }
 
   /// Owner only, and only while no other thread can call `steal` (a deque nobody else steals
@@ -283,7 +274,7 @@ class deque {
       return std::nullopt;
     }
     m_bottom.store(b, std::memory_order_relaxed);
-    return m_array.load(std::memory_order_relaxed)->at(b).load(std::memory_order_relaxed);
+    return slot(b).load(std::memory_order_relaxed);
   }
 
   /// Any thread. Tries once to take the oldest item. `lost` means it raced with another thief or
@@ -359,6 +350,29 @@ class deque {
   }
 
  private:
+  // The end of pop() when slot b may be the last item or the deque is empty (t >= b). Out of
+  // line: the common pop, a parent found below other items, stays a few instructions.
+  TINE_NOINLINE std::optional<T> pop_last(index b, index t) noexcept {
+    if (t == b) {
+      // Last item: thieves may be after it too; whoever advances `top` from t owns it.
+      // relaxed: we wrote the slot; the CAS decides whether we may keep the value.
+      const T value = slot(b).load(std::memory_order_relaxed);
+      // seq_cst on success: takes part in the total order with the thieves' fences/CASes, as in
+      // the paper; relaxed on failure: we only learn that a thief won and touch nothing shared.
+      const bool won = m_top.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                                     std::memory_order_relaxed);
+      // Either way the deque is now empty (top == b + 1): restore `bottom` to match.
+      restore_bottom(b + 1);
+      if (won) {
+        return value;
+      }
+      return std::nullopt;
+    }
+    // Already empty (t == b + 1): undo the decrement.
+    restore_bottom(b + 1);
+    return std::nullopt;
+  }
+
   // The end of pop() when it did not take an item below `top`: bring `bottom` back to `top`.
   void restore_bottom(index b) noexcept {
     // relaxed (normal build): a thief that reads this value finds t >= bottom or loses its CAS
@@ -374,11 +388,22 @@ class deque {
     return capacity < 2 ? 2 : std::bit_ceil(capacity);
   }
 
-  // The end of push(): writes `value` into slot b of `a` and makes it visible to thieves. Always
+  // Owner: the slot of index i in the current buffer, through the owner's copies of its slots and
+  // mask (a thief reads them from the buffer it loaded, which may be an older one).
+  std::atomic<T>& slot(index i) noexcept { return m_slots[static_cast<std::size_t>(i) & m_mask]; }
+
+  // Owner: makes `a` the buffer push and pop use, with `top` last seen at `t`.
+  void use_ring(ring* a, index t) noexcept {
+    m_slots = a->slots();
+    m_mask = a->mask;
+    m_limit = t + static_cast<index>(a->capacity());
+  }
+
+  // The end of push(): writes `value` into slot b and makes it visible to thieves. Always
   // inlined into push, which is on every fork (GCC leaves it out of line in a large unit).
-  TINE_ALWAYS_INLINE void publish(ring* a, index b, T value) noexcept {
+  TINE_ALWAYS_INLINE void publish(index b, T value) noexcept {
     // relaxed: published to thieves by the release fence + `bottom` store below.
-    a->at(b).store(value, std::memory_order_relaxed);
+    slot(b).store(value, std::memory_order_relaxed);
     if constexpr (order::fences) {
       // release fence: orders the slot store above (and everything the owner wrote to the item's
       // pointee before pushing it) before the `bottom` store, so a thief that reads the new
@@ -389,9 +414,26 @@ class deque {
     m_bottom.store(b + 1, order::push_store_bottom);
   }
 
+  // Slow path of push(): index b reached the limit set when `top` was last read. Reads `top`
+  // again; if the buffer is really full, grows it first. Strong exception guarantee: if the
+  // allocation throws, nothing has changed.
+  TINE_NOINLINE void push_at_limit(T value, index b) {
+    // acquire (normal build): synchronises with the seq_cst CAS of the thief that last advanced
+    // `top`, so that every thief's read of a slot below it happens-before our overwrites of
+    // those slots until the next limit (otherwise its read could return our new value although
+    // its CAS succeeded).
+    const index t = m_top.load(order::push_load_top);
+    // relaxed: only the owner writes `array`.
+    ring* a = m_array.load(std::memory_order_relaxed);
+    if (b - t > static_cast<index>(a->mask)) {
+      return grow_and_push(value, a, t, b);
+    }
+    m_limit = t + static_cast<index>(a->capacity());
+    publish(b, value);
+  }
+
   // Cold path of push(): replaces the full buffer `old` by one twice as large holding the items
-  // [t, b), then pushes. Out of line so push() stays a few instructions. Strong exception
-  // guarantee: if the allocation throws, nothing has changed.
+  // [t, b), then pushes.
   TINE_NOINLINE [[gnu::cold]] void grow_and_push(T value, ring* old, index t, index b) {
     if (old->capacity() >= max_capacity) {
       throw std::bad_alloc();
@@ -409,16 +451,21 @@ class deque {
     m_array.store(bigger, std::memory_order_release);
     // Fix (a): the original paper went on writing into the old buffer here, where thieves that
     // load the new pointer never look. relaxed: owner-only variable, our own store just above.
-    ring* const a = m_array.load(std::memory_order_relaxed);
-    publish(a, b, value);
+    use_ring(m_array.load(std::memory_order_relaxed), t);
+    publish(b, value);
   }
 
   // Written by the owner on every push/pop, read by thieves. `array` shares its line: thieves
   // read both on every steal, and the owner writes `array` only when growing. So does the fence
-  // mode, a constant that pop and steal both read.
+  // mode, a constant that pop and steal both read, and the owner's own view of the buffer, which
+  // push and pop read beside `bottom`.
   alignas(detail::deque_cache_line) std::atomic<index> m_bottom{0};
   std::atomic<ring*> m_array;
-  const bool m_asymmetric;
+  std::atomic<T>* m_slots = nullptr;  // owner only: the current buffer's slots
+  std::size_t m_mask = 0;             // owner only: the current buffer's mask
+  index m_limit = 0;                  // owner only: push reads `top` again at this index
+  const bool m_asymmetric;            // thieves pay the heavy fence
+  const bool m_light_pop;             // pop's fence is a compiler barrier (asymmetric or none)
   // Written by thieves (CAS) and by the owner when taking the last item.
   alignas(detail::deque_cache_line) std::atomic<index> m_top{0};
 };

@@ -78,17 +78,26 @@ TINE_NOINLINE inline bool join_at_end(frame* f) noexcept {
   return true;
 }
 
+/// Where `f` wrote its result for its parent; null when the parent discarded it (promise's
+/// discard_result points `result` at the child's own bytes, which an arrival must not send).
+inline const void* returned_result(const frame* f) noexcept {
+  return f->result == static_cast<const void*>(f->returned) ? nullptr : f->result;
+}
+
 struct completion {
   /// Ends task `f` (suspended at its final point, all its children joined, this worker on its
-  /// stack) and returns what to run next. The general path: roots, exceptions, frames with
-  /// destructors to run, and cascades of implicit joins, all in one loop.
+  /// stack) and returns what to run next. The general path: roots, exceptions, observed frames,
+  /// and cascades of implicit joins, all in one loop.
   TINE_NOINLINE static std::coroutine_handle<> finish(frame* f) noexcept {
     worker_runtime& rt = runtime();
     for (;;) {
+      if (TINE_UNLIKELY((f->attention.load(std::memory_order_relaxed) & frame::observed) != 0)) {
+        rt.backend()->observed(f, true);  // the backend that marked f watches its end
+      }
       const frame_kind kind = f->kind;
       if (kind == frame_kind::root) {
         root_sink* sink = f->root;
-        if (f->has_exception.load(std::memory_order_relaxed)) {
+        if (f->holds_exception(std::memory_order_relaxed)) {
           sink->exception = f->take_exception();
         }
         handle_of(f).destroy();
@@ -100,10 +109,10 @@ struct completion {
       // relaxed: children of `f` that stored an exception have all joined (synchronised by the
       // join), and the parent's slot is published by our own arrival below.
       join_arrival arrival;
-      if (f->has_exception.load(std::memory_order_relaxed)) {
+      if (f->holds_exception(std::memory_order_relaxed)) {
         arrival.exception = f->take_exception();
       } else {
-        arrival.result = f->result;
+        arrival.result = returned_result(f);
         arrival.result_bytes = f->result_bytes;
       }
       handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
@@ -126,10 +135,11 @@ struct completion {
   /// True if the parent's continuation was still at the bottom of our deque (nobody stole it).
   TINE_ALWAYS_INLINE static bool resumes_parent_directly(worker_runtime& rt,
                                                          frame* parent) noexcept {
-    if (frame* bottom = rt.pop()) {
-      if (TINE_LIKELY(bottom == parent)) {
-        return true;
-      }
+    frame* bottom = rt.pop();
+    if (TINE_LIKELY(bottom == parent)) {
+      return true;  // (parent is never null: a forked child has one)
+    }
+    if (bottom != nullptr) {
       // A continuation left behind by a task that moved away with resume_on: not ours to resume
       // directly; give it back to the thieves. (Cannot throw: the slot was just freed.)
       (void)rt.push(bottom, nullptr);
@@ -161,7 +171,7 @@ struct completion {
     worker_runtime& rt = runtime();
     frame* parent = f->parent;
     join_arrival arrival;
-    arrival.result = f->result;
+    arrival.result = returned_result(f);
     arrival.result_bytes = f->result_bytes;
     // The child's own copy of its result lives in its frame (or, when larger, with this thread):
     // read it before the frame is freed, for an arrival at a parent in another process.
@@ -200,23 +210,26 @@ struct final_awaitable {
     if (TINE_UNLIKELY(f->in_scope) && !join_at_end(f)) {
       return std::noop_coroutine();
     }
-    if (TINE_UNLIKELY(f->kind == frame_kind::root ||
-                      f->has_exception.load(std::memory_order_relaxed))) {
-      return completion::finish(f);
-    }
-    frame* parent = f->parent;
-    worker_runtime& rt = runtime();
-    if (f->kind == frame_kind::call) {
+    // One compare per path: no exception stored and a kind that returns to a parent.
+    const std::uint16_t state = f->exception_and_kind();
+    if (state == frame::clean(frame_kind::call)) {
+      frame* parent = f->parent;
+      worker_runtime& rt = runtime();
       free(rt, self);
       return rt.transfer(handle_of(parent));
     }
-    // A forked child: the hot path takes the parent back before freeing the frame, so that the
-    // path where the parent was stolen still finds the frame's copy of the result.
-    if (TINE_LIKELY(completion::resumes_parent_directly(rt, parent))) {
-      free(rt, self);
-      return rt.transfer(handle_of(parent));
+    if (TINE_LIKELY(state == frame::clean(frame_kind::fork))) {
+      // A forked child: the hot path takes the parent back before freeing the frame, so that the
+      // path where the parent was stolen still finds the frame's copy of the result.
+      frame* parent = f->parent;
+      worker_runtime& rt = runtime();
+      if (TINE_LIKELY(completion::resumes_parent_directly(rt, parent))) {
+        free(rt, self);
+        return rt.transfer(handle_of(parent));
+      }
+      return completion::implicit_join<Trivial>(f);
     }
-    return completion::implicit_join<Trivial>(f);
+    return completion::finish(f);  // a root, an exception to hand on, or an observed frame
   }
 
   void await_resume() const noexcept {}

@@ -71,14 +71,28 @@ struct spawn_request {
   spawn_awaitable<spawn_request> bind(frame& f) && noexcept {
     check.awaited();
     check_no_held_view();
-    return {this, &f};
+    if constexpr (Fork) {
+      (void)f;
+      return {this, {}};
+    } else {
+      return {this, {&f}};
+    }
   }
 };
+
+/// What a call's awaitable keeps of its parent for await_resume; a fork's keeps nothing (every
+/// word of an awaitable is stored into the task's coroutine frame at each co_await).
+template <bool Fork>
+struct spawn_parent {
+  frame* parent;
+};
+template <>
+struct spawn_parent<true> {};
 
 template <typename Request>
 struct spawn_awaitable {
   Request* request;
-  frame* parent;
+  [[no_unique_address]] spawn_parent<Request::is_fork> kept;
 
   bool await_ready() const noexcept { return false; }
 
@@ -88,6 +102,8 @@ struct spawn_awaitable {
     constexpr bool Fork = Request::is_fork;
     using value_type = typename Request::value_type;
     using R = std::remove_pointer_t<decltype(Request::result)>;
+    // From the handle, which is in a register, rather than from the awaitable in the frame.
+    frame* const parent = frame_of(self);
     worker_runtime& rt = runtime();
     [[maybe_unused]] const bool opens_scope = Fork && !parent->in_scope;
     if constexpr (Fork) {
@@ -117,6 +133,8 @@ struct spawn_awaitable {
           std::move(req.args)));
       if constexpr (!std::is_void_v<value_type> && !std::is_void_v<R>) {
         p->set_result(req.result);
+      } else if constexpr (!std::is_void_v<value_type>) {
+        p->discard_result();
       }
       p->frame_header.parent = parent;
       if constexpr (Fork) {
@@ -146,8 +164,8 @@ struct spawn_awaitable {
         }
       }
     } catch (...) {
-      child_could_not_start(opens_scope);  // rethrows, or keeps the exception for the join
-      return self;                         // the task goes on at once
+      child_could_not_start(parent, opens_scope);  // rethrows, or keeps it for the join
+      return self;                                 // the task goes on at once
     }
     return rt.transfer(child_handle);
   }
@@ -157,7 +175,7 @@ struct spawn_awaitable {
   /// since the last join, children may still run, so the task must not leave its scope: the
   /// exception is kept for the join and the task goes on (this returns). Otherwise it comes out
   /// of the co_await (rethrown here), and a first fork opens no scope.
-  TINE_NOINLINE void child_could_not_start(bool opens_scope) const {
+  TINE_NOINLINE static void child_could_not_start(frame* parent, bool opens_scope) {
     if (parent->steals != 0) {
       parent->stash_exception(std::current_exception());
       return;
@@ -173,8 +191,8 @@ struct spawn_awaitable {
       // Outside a fork-join scope a call is a function call: its child's exception comes out
       // here, before anything reads its result. Inside a scope every exception waits for the
       // join (siblings may still run, and the task's handler could not join them).
-      if (TINE_UNLIKELY(parent->has_exception.load(std::memory_order_relaxed)) &&
-          !parent->in_scope) {
+      frame* parent = kept.parent;
+      if (TINE_UNLIKELY(parent->holds_exception(std::memory_order_relaxed)) && !parent->in_scope) {
         std::rethrow_exception(parent->take_exception());
       }
     }

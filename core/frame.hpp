@@ -12,6 +12,7 @@
 #include <atomic>
 #include <bit>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -145,8 +146,11 @@ struct frame {
   pedigree_word pedigree;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
-  /// Set once an exception is stored in `running.exception` (the first one wins).
-  std::atomic<bool> has_exception{false};
+  /// What the fast paths of a join and of a task's end test in one load, nonzero rarely: bit
+  /// `exception_stored`, set once an exception is stored in `running.exception` (the first one
+  /// wins), and bit `observed`, set by a worker backend that watches this frame's joins and end
+  /// (worker_backend::observed; tine::analyze).
+  std::atomic<std::uint8_t> attention{0};
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
   bool at_final = false;  ///< Reached its end with children outstanding (implicit join pending).
@@ -160,12 +164,21 @@ struct frame {
   frame(const frame&) = delete;
   frame& operator=(const frame&) = delete;
 
+  /// Bits of `attention`.
+  static constexpr std::uint8_t exception_stored = 1;
+  static constexpr std::uint8_t observed = 2;
+
+  /// Whether an exception is stored.
+  bool holds_exception(std::memory_order order) const noexcept {
+    return (attention.load(order) & exception_stored) != 0;
+  }
+
   /// Records `e` unless an exception is already stored; several children may fail concurrently.
   /// Never allocates: the exception_ptr lives in the frame.
   void stash_exception(std::exception_ptr e) noexcept {
-    // acq_rel: exactly one writer wins the flag; the stored pointer itself is published to the
+    // acq_rel: exactly one writer wins the bit; the stored pointer itself is published to the
     // reader by the join counter's release/acquire (or by program order when nothing was stolen).
-    if (!has_exception.exchange(true, std::memory_order_acq_rel)) {
+    if ((attention.fetch_or(exception_stored, std::memory_order_acq_rel) & exception_stored) == 0) {
       if (const exception_codec* codec = read_tls_exception_codec();
           TINE_UNLIKELY(codec != nullptr)) {
         const std::uintptr_t token = codec->encode(codec->self, std::move(e));
@@ -176,22 +189,51 @@ struct frame {
     }
   }
 
+  /// `attention` and `kind` read together, as exception_and_kind() returns them for a frame of
+  /// kind `k` that needs no attention.
+  static constexpr std::uint16_t clean(frame_kind k) noexcept {
+    return std::endian::native == std::endian::little
+               ? static_cast<std::uint16_t>(static_cast<std::uint16_t>(k) << 8)
+               : static_cast<std::uint16_t>(k);
+  }
+
+  /// `attention` and `kind` in one load, for the final awaitable's dispatch. Only where no other
+  /// strand may store an exception here: outside a fork-join scope (every child joined).
+  std::uint16_t exception_and_kind() const noexcept {
+    static_assert(offsetof(frame, kind) == offsetof(frame, attention) + 1 &&
+                      sizeof(attention) == 1 && sizeof(kind) == 1,
+                  "exception_and_kind reads attention and kind as two adjacent bytes");
+    std::uint16_t bytes;
+    std::memcpy(&bytes, reinterpret_cast<const std::byte*>(this) + offsetof(frame, attention),
+                sizeof bytes);
+    return bytes;
+  }
+
   /// Takes the stored exception (the caller has synchronised with every child).
   std::exception_ptr take_exception() noexcept {
     if (const exception_codec* codec = read_tls_exception_codec();
         TINE_UNLIKELY(codec != nullptr)) {
       std::uintptr_t token = 0;
       std::memcpy(&token, running.exception, sizeof token);
-      has_exception.store(false, std::memory_order_relaxed);
+      clear_exception_bit();
       return codec->decode(codec->self, token);
     }
     auto* stored = std::launder(reinterpret_cast<std::exception_ptr*>(running.exception));
     std::exception_ptr e = std::move(*stored);
     stored->~exception_ptr();
-    has_exception.store(false, std::memory_order_relaxed);
+    clear_exception_bit();
     return e;
   }
 
+ private:
+  // relaxed load and store: the taker has synchronised with every strand that could store an
+  // exception, and only the frame's own worker sets the other bit.
+  void clear_exception_bit() noexcept {
+    attention.store(attention.load(std::memory_order_relaxed) & ~exception_stored,
+                    std::memory_order_relaxed);
+  }
+
+ public:
   /// What the frame holds only while its task runs.
   struct running_state {
     /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
@@ -235,6 +277,11 @@ static_assert(std::is_trivially_destructible_v<frame>,
 /// without needing the promise type here; get_return_object checks it in debug builds.
 inline std::coroutine_handle<> handle_of(frame* f) noexcept {
   return std::coroutine_handle<>::from_address(__builtin_coro_promise(f, alignof(frame), true));
+}
+
+/// The frame header of the tine task `h` (the inverse of handle_of).
+inline frame* frame_of(std::coroutine_handle<> h) noexcept {
+  return static_cast<frame*>(__builtin_coro_promise(h.address(), alignof(frame), false));
 }
 
 }  // namespace tine::detail

@@ -60,8 +60,19 @@ struct join_awaitable {
       reset_join_counter(self);
       release_deferred(runtime(), self);
     }
-    if (TINE_UNLIKELY(self->has_exception.load(std::memory_order_relaxed))) {
-      std::rethrow_exception(self->take_exception());
+    if (TINE_UNLIKELY(self->attention.load(std::memory_order_relaxed) != 0)) {
+      attend(self);
+    }
+  }
+
+  /// The join of a frame that needs attention: a worker backend watching it learns of the join,
+  /// then a stored exception is rethrown.
+  TINE_NOINLINE static void attend(frame* f) {
+    if ((f->attention.load(std::memory_order_relaxed) & frame::observed) != 0) {
+      runtime().backend()->observed(f, false);
+    }
+    if (f->holds_exception(std::memory_order_relaxed)) {
+      std::rethrow_exception(f->take_exception());
     }
   }
 };

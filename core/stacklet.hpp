@@ -203,7 +203,20 @@ inline void trim_cache(stacklet* top) noexcept {
 /// True when the stack whose top is `top` holds no allocation.
 inline bool stack_is_empty(stacklet* top) noexcept { return top->prev == nullptr && top->empty(); }
 
+/// The stack of a thread that is not a tine worker: it has no room, and stack_push_slow refuses to
+/// grow it. A task's frame is allocated on whatever the thread's frame stack is
+/// (worker_runtime.hpp: tls_frame_stack), which is this one on such a thread: creating a task
+/// there ends the program with a message, without a test on the ramp's fast path.
+inline constinit stacklet no_worker_stacklet{};
+inline constinit stacklet* no_worker_top = &no_worker_stacklet;
+
 TINE_NOINLINE inline void* stack_push_slow(stacklet*& top, std::size_t bytes) {
+  if (TINE_UNLIKELY(top == &no_worker_stacklet)) {
+    fatal(
+        "a task was created on a thread that is not a tine worker; start tasks with "
+        "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / "
+        "tine::call");
+  }
   stacklet* cached = top->next;
   if (cached != nullptr && cached->capacity() >= bytes) {
     cached->context = top->context;  // it may have held another root's tasks
@@ -234,6 +247,21 @@ TINE_ALWAYS_INLINE void* stack_push(stacklet*& top, std::size_t bytes) {
     void* p = top->sp;
     top->sp += bytes;
     return p;
+  }
+  return stack_push_slow(top, bytes);
+}
+
+/// stack_push for a coroutine frame, whose size is the compiler's (far below 2^63): the end of
+/// the allocation is compared with the stacklet's end, which takes two instructions fewer than
+/// comparing the room left with the size (the form that is safe for any size).
+TINE_ALWAYS_INLINE void* stack_push_frame(stacklet*& top, std::size_t bytes) {
+  bytes = round_to_stack_alignment(bytes);
+  stacklet* s = top;
+  const auto start = reinterpret_cast<std::uintptr_t>(s->sp);
+  // No wrap-around: `start` is a user-space address and `bytes` a frame's size.
+  if (TINE_LIKELY(start + bytes <= reinterpret_cast<std::uintptr_t>(s->end))) {
+    s->sp += bytes;
+    return reinterpret_cast<void*>(start);
   }
   return stack_push_slow(top, bytes);
 }

@@ -83,14 +83,9 @@ struct promise_base {
 
   static void* operator new(std::size_t bytes) {
     // A ramp can be inlined into a coroutine that creates the task: read through the accessor.
-    worker_runtime* rt = read_tls_runtime();
-    if (TINE_UNLIKELY(rt == nullptr)) {
-      fatal(
-          "a task was created on a thread that is not a tine worker; start tasks with "
-          "tine::sync_wait(scheduler, fn, args...) or, inside a task, with tine::fork / "
-          "tine::call");
-    }
-    void* p = stack_push(rt->top(), bytes);
+    // On a thread that is not a worker this is a stack that cannot grow, whose slow path ends
+    // the program with a message (stacklet.hpp: no_worker_stacklet).
+    void* p = stack_push_frame(*read_tls_frame_stack(), bytes);
 #if TINE_CHECKED
     set_last_frame_allocation(p);
 #endif
@@ -164,15 +159,38 @@ struct promise : promise_base {
 
   promise() noexcept { this->frame_header.result_bytes = result_size; }
 
-  /// Where co_return writes (the frame header's `result`, typed); null when the caller discards
-  /// the value.
+  /// Whether a discarded result of a forked or called child is written into the child's own
+  /// `returned` bytes (discard_result), so that co_return writes without testing for a caller
+  /// that discards: scalars, which have no assignment operator to run on the caller's object.
+  static constexpr bool sinks_discarded =
+      std::is_scalar_v<T> && sizeof(T) <= frame::returned_capacity;
+
+  /// Where co_return writes (the frame header's `result`, typed). Null when the caller discards
+  /// the value, unless discard_result() said where to write it.
   void set_result(T* where) noexcept { this->frame_header.result = where; }
+
+  /// The caller of a child of kind fork or call discards its value: where co_return writes it
+  /// (the child's own bytes; the arrival at a stolen parent's join sends no result then).
+  void discard_result() noexcept {
+    if constexpr (sinks_discarded) {
+      this->frame_header.result = this->frame_header.returned;
+    }
+  }
 
   template <typename U>
   requires std::is_assignable_v<T&, U&&>
   void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
     this->check_joined();
-    if (void* where = this->frame_header.result; where != nullptr) {
+    if constexpr (sinks_discarded) {
+      // Every task of this type has somewhere to write: the caller's object, a root's, or its
+      // own bytes (discard_result). Assigned as into the caller's object, then copied.
+      T v;
+      v = std::forward<U>(value);
+      void* where = this->frame_header.result;
+      TINE_ASSERT(where != nullptr, "a task's result has nowhere to go");
+      std::memcpy(where, &v, sizeof(T));
+      std::memcpy(this->frame_header.returned, &v, sizeof(T));
+    } else if (void* where = this->frame_header.result; where != nullptr) {
       *static_cast<T*>(where) = std::forward<U>(value);
       keep_returned(where);
     }

@@ -61,6 +61,15 @@ class worker_backend {
     return detail::count_arrival(f, arrival);
   }
 
+  /// A frame this backend marked (by setting `frame::observed` in its `attention`, at an offer)
+  /// passed a join (`at_end` false) or reached its end (true: returned or threw, its children
+  /// joined, before it is freed), on this worker. For a backend that watches the shape of a
+  /// computation (tine::analyze); frames nobody marked never come here.
+  virtual void observed(detail::frame* f, bool at_end) noexcept {
+    (void)f;
+    (void)at_end;
+  }
+
   /// Where the worker's stacklets come from while the backend is installed (null: the heap).
   /// Each stacklet goes back to where it came from, whenever and wherever it is freed; the
   /// source must outlive the worker's context.
