@@ -3,12 +3,15 @@
 
 /// \file tine.hpp
 /// All of tine: the core (tasks, fork/call/join, sync_wait, stack allocation, explicit
-/// scheduling), the victim policies, the schedulers and the parallel algorithms.
+/// scheduling), the victim policies, the schedulers, the parallel algorithms and the work/span
+/// analyzer.
 /// Bazel target: `@tine//:tine`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <tine/algorithms/algorithms.hpp>
+#include <tine/analysis/analyze.hpp>
+#include <tine/analysis/region.hpp>
 #include <tine/core/core.hpp>
 #include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/numa_victims.hpp>

@@ -3,6 +3,10 @@
 // 2 workers, in one process. Every run checks its result.
 //   bazel-bin/bench/algorithms --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
 //   bazel-bin/bench/algorithms --smoke     (CI: small sizes, results cross-checked, no timing)
+//   bazel-bin/bench/algorithms --plain --what=reduce|for_each --pool=busy|lazy --workers=P
+//                                          (one timed run of tine's: seconds=...)
+//   bazel-bin/bench/algorithms --analyze [--repeats=R]
+//                                          (tine::analyze of both at 2 workers' grain)
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -22,7 +26,11 @@
 #include <tbb/parallel_reduce.h>
 
 #include <tine/algorithms/algorithms.hpp>
+#include <tine/analysis/analyze.hpp>
 #include <tine/schedulers/busy_pool.hpp>
+#include <tine/schedulers/lazy_pool.hpp>
+
+#include "bench/scaling_modes.hpp"
 
 namespace {
 
@@ -175,11 +183,29 @@ int smoke() {
   return failures == 0 ? 0 : 1;
 }
 
+// One run of tine's reduce or for_each on scheduler `s`: false if the result is wrong.
+template <typename S>
+bool run_tine(S& s, const std::string& what) {
+  if (what == "reduce") {
+    static const double want = expected_sum();
+    return tine::reduce(s, reduce_input(), 0.0, std::plus<>{}) == want;
+  }
+  static const double want = reference_for_each_checksum();
+  std::vector<double> v(for_each_n);
+  std::iota(v.begin(), v.end(), 0.0);
+  tine::for_each(s, v, heavy);
+  return checksum(v) == want;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--smoke") == 0) {
     return smoke();
+  }
+  if (bench::scaling::has(argc, argv, "--plain") || bench::scaling::has(argc, argv, "--analyze")) {
+    return bench::scaling::main(argc, argv, {"reduce", "for_each"},
+                                [](auto& s, const std::string& what) { return run_tine(s, what); });
   }
   for (std::size_t workers : {1U, 2U}) {
     for (lib l : {lib::tine, lib::tbb, lib::std_par}) {

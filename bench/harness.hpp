@@ -19,10 +19,15 @@
 ///   static std::string check(const input&, const result& got, const result& serial);
 ///                                                // "" if right, else what is wrong
 ///
-/// and its source ends with TINE_BENCH_MAIN(W). Each binary has four modes:
+/// and its source ends with TINE_BENCH_MAIN(W). Each binary has five modes:
 ///   (default)           Google Benchmark: every library x worker count x input, side by side;
 ///   --plain --lib=L --workers=P --input=X [--reps=R]
 ///                       one library, one run (for /usr/bin/time -v), prints a result line;
+///   --analyze --input=X [--repeats=R] [--workers=P] [--json=F] [--table]
+///                       tine's task under tine::analyze (R runs, each strand's shortest time;
+///                       algorithms sized for P workers), prints its work, span, parallelism and
+///                       predicted speed-ups on one line, the analyzer's table with --table, and
+///                       writes its JSON to F;
 ///   --smoke=tine|peers  tiny input, every library of the group once, results cross-checked;
 ///   --list              prints the libraries this binary has.
 
@@ -36,6 +41,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +52,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_group.h>
 
+#include <tine/analysis/analyze.hpp>
 #include <tine/core/core.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 
@@ -293,6 +300,43 @@ int plain_main(int argc, char** argv) {
 }
 
 template <class W>
+int analyze_main(int argc, char** argv) {
+  auto in = W::parse(arg_value(argc, argv, "input", W::show(W::smoke_input())));
+  tine::analysis_options o;
+  o.name = std::string(W::name) + " " + W::show(in);
+  o.repeats = std::max(1, std::atoi(arg_value(argc, argv, "repeats", "1").c_str()));
+  o.workers = static_cast<std::size_t>(std::atoi(arg_value(argc, argv, "workers", "0").c_str()));
+  tine::analyzer an(o);
+  std::string err;
+  double fastest = 0;  // the fastest analysed run's wall time: the analyzer's own cost shows here
+  for (int r = 0; r < o.repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto res = W::tine(an, in);
+    const std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
+    fastest = r == 0 ? d.count() : std::min(fastest, d.count());
+    if (err.empty()) {
+      err = W::check(in, res, res);  // self-check only, as in --plain
+    }
+  }
+  const tine::analysis a = an.result();
+  std::printf(
+      "%s input=%s analysis work_s=%.6f span_s=%.9f burdened_span_s=%.9f parallelism=%.2f "
+      "burdened_parallelism=%.2f predicted_2=%.4f predicted_256=%.2f steal_cost_s=%.9f "
+      "forks=%llu runs=%d run_seconds=%.6f %s\n",
+      W::name, W::show(in).c_str(), a.work(), a.span(), a.burdened_span(), a.parallelism(),
+      a.burdened_parallelism(), a.speedup(2), a.speedup(256), a.steal_cost(),
+      static_cast<unsigned long long>(a.forks()), a.raw().runs, fastest,
+      err.empty() ? "ok" : err.c_str());
+  if (has_flag(argc, argv, "table")) {
+    a.print(std::cout);
+  }
+  if (const std::string json = arg_value(argc, argv, "json"); !json.empty()) {
+    a.write_json(json);
+  }
+  return err.empty() ? 0 : 1;
+}
+
+template <class W>
 int smoke_main(std::string_view group) {
   auto in = W::smoke_input();
   auto ref = W::serial(in);
@@ -328,6 +372,9 @@ int main(int argc, char** argv) {
     }
     if (has_flag(argc, argv, "smoke")) {
       return smoke_main<W>(arg_value(argc, argv, "smoke", "tine"));
+    }
+    if (has_flag(argc, argv, "analyze")) {
+      return analyze_main<W>(argc, argv);
     }
     bool full = has_flag(argc, argv, "full");
     std::vector<char*> args;

@@ -4,6 +4,8 @@
 // serial sort's output.
 //   bazel-bin/bench/sort --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
 //   bazel-bin/bench/sort --smoke     (CI: a small input, every library checked, no timing)
+//   bazel-bin/bench/sort --plain --what=random --pool=busy|lazy --workers=P   (tine, timed)
+//   bazel-bin/bench/sort --analyze [--repeats=R]   (tine::analyze of the sort, 2 workers' grain)
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -19,6 +21,8 @@
 
 #include <tine/algorithms/sort.hpp>
 #include <tine/schedulers/busy_pool.hpp>
+
+#include "bench/scaling_modes.hpp"
 
 namespace {
 
@@ -143,9 +147,27 @@ int smoke() {
 
 }  // namespace
 
+// One run of tine::sort on scheduler `s` over a copy of the random input: false if wrong.
+template <typename S>
+bool run_tine(S& s, const std::string&) {
+  static const std::vector<double> source = make_input(input::random);
+  static const std::vector<double> expected = [] {
+    std::vector<double> e = source;
+    std::sort(e.begin(), e.end());
+    return e;
+  }();
+  std::vector<double> v = source;
+  tine::sort(s, v);
+  return v == expected;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--smoke") == 0) {
     return smoke();
+  }
+  if (bench::scaling::has(argc, argv, "--plain") || bench::scaling::has(argc, argv, "--analyze")) {
+    return bench::scaling::main(argc, argv, {"random"},
+                                [](auto& s, const std::string& w) { return run_tine(s, w); });
   }
   for (input in : inputs) {
     for (std::size_t workers : {1U, 2U}) {

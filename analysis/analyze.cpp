@@ -1,0 +1,198 @@
+#include <tine/analysis/analyze.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <tine/analysis/span_recorder.hpp>
+#include <tine/analysis/tick_clock.hpp>
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+
+namespace tine {
+
+struct analyzer::state {
+  explicit state(const analysis_options& o)
+      : options(o),
+        spt(o.unit_strands ? 1 : detail::seconds_per_tick()),
+        steal_cost(o.steal_cost >= 0 ? o.steal_cost
+                   : o.unit_strands  ? 0
+                                     : measure_steal_cost()),
+        worker(64, owner_fence::none),
+        recorder(worker, static_cast<std::uint64_t>(std::llround(steal_cost / spt)), o.unit_strands,
+                 o.repeats > 1) {}
+
+  analysis_options options;
+  double spt;
+  double steal_cost;
+  worker_context worker;
+  detail::span_recorder recorder;
+  std::atomic<bool> busy{false};
+  int runs = 0;
+  int differing_runs = 0;
+};
+
+analyzer::analyzer(analysis_options options) : m(new state(options)) {
+  m->worker.set_worker_count(
+      options.workers != 0 ? options.workers : std::max(1U, std::thread::hardware_concurrency()));
+  m->worker.set_scheduler(*this);
+}
+
+analyzer::~analyzer() { delete m; }
+
+void analyzer::schedule(submit_node* node) {
+  if (current_worker() != nullptr) {
+    detail::fatal(
+        "tine::analyzer: work was submitted to it from a worker thread (resume_on, spawn or a "
+        "future inside an analysed task, or a task of another scheduler); an analyzer runs "
+        "only roots, each on the thread that submits it (sync_wait, a blocking algorithm)");
+  }
+  // acquire/release: one root at a time; the next one sees what this one recorded.
+  if (m->busy.exchange(true, std::memory_order_acquire)) {
+    detail::fatal(
+        "tine::analyzer: a root was submitted while another thread runs one on it; give each "
+        "thread its own analyzer");
+  }
+  worker_context& w = m->worker;
+  w.bind();
+  try {
+    w.set_backend(&m->recorder);
+  } catch (...) {
+    w.unbind();
+    m->busy.store(false, std::memory_order_release);
+    throw;
+  }
+  w.request_offer();
+  detail::tls_recorder = &m->recorder;
+  m->recorder.start();
+  w.run_submitted(node);
+  m->recorder.stop();
+  detail::tls_recorder = nullptr;
+  if (!m->recorder.balanced()) {
+    detail::fatal(
+        "tine::analyzer: an analysed task left the analysis thread in the middle of a fork-join "
+        "scope (resume_on to another scheduler); analyze computations that stay in their "
+        "fork-join tree");
+  }
+  w.unbind();  // and the recorder with it
+  if (m->runs != 0 && m->options.repeats > 1 && !m->recorder.keep_shorter()) {
+    ++m->differing_runs;
+  }
+  ++m->runs;
+  m->busy.store(false, std::memory_order_release);
+}
+
+analysis analyzer::result() const {
+  analysis::measures measures = m->recorder.finish(m->spt);
+  measures.name = m->options.name;
+  measures.steal_cost = m->steal_cost;
+  measures.steal_cost_measured = m->options.steal_cost < 0 && !m->options.unit_strands;
+  measures.units = m->options.unit_strands;
+  measures.runs = m->options.repeats > 1 ? m->runs - m->differing_runs : 1;
+  if (m->differing_runs != 0) {
+    measures.problems.push_back(std::to_string(m->differing_runs) + " of the " +
+                                std::to_string(m->runs) +
+                                " runs had another graph than the first and were not used");
+  }
+  return analysis(std::move(measures));
+}
+
+namespace detail {
+
+namespace {
+
+/// The steal cost's measurement: a root that forks a child which waits until the parent's
+/// continuation runs, which only the other worker can make happen (by stealing it); each round
+/// is a fork, a steal, the child's return and the join, timed from the fork to after the join:
+/// what a stolen fork adds to the chain it is on, when both workers run (the shortest round).
+struct steal_probe {
+  std::atomic<bool> resumed{false};
+  std::vector<std::uint64_t> rounds;
+};
+
+task<> probe_child(steal_probe* p) {
+  // acquire: pairs with the continuation's release store (nothing else to see; a plain flag).
+  for (unsigned spins = 1; !p->resumed.load(std::memory_order_acquire); ++spins) {
+    if (spins % 1024 == 0) {
+      std::this_thread::yield();  // a loaded machine: let the thief's thread run
+    }
+  }
+  co_return;
+}
+
+task<> probe_root(steal_probe* p, int rounds) {
+  // At least `rounds`; more, up to ten times as many, while the first 200 ms last: on a busy
+  // machine few rounds find both threads running.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  for (int i = 0; i < rounds || (i < 10 * rounds && std::chrono::steady_clock::now() < until);
+       ++i) {
+    p->resumed.store(false, std::memory_order_relaxed);
+    const std::uint64_t t0 = ticks();
+    co_await fork(probe_child, p);
+    p->resumed.store(true, std::memory_order_release);  // runs on the thief
+    co_await join();
+    p->rounds.push_back(ticks() - t0);
+  }
+}
+
+struct probe_scheduler {
+  void schedule(submit_node*) {}
+};
+
+double measure_once() {
+  constexpr int rounds = 400;
+  steal_probe probe;
+  probe.rounds.reserve(10 * rounds);
+  worker_context a(64, owner_fence::full);
+  worker_context b(64, owner_fence::full);
+  steal_probe* const target = &probe;
+  // Arguments by reference, as sync_wait passes them: these locals outlive the job.
+  root_job<void, task<> (&)(steal_probe*, int), steal_probe* const&, const int&> job(
+      probe_root, target, rounds);
+  static probe_scheduler none;
+  job.context.scheduler.emplace(none);
+  std::atomic<bool> finished{false};
+  auto thief = [&finished](worker_context& self, worker_context& victim) {
+    self.bind();
+    // relaxed: only ends the loop; the root's completion is what the caller waits on.
+    while (!finished.load(std::memory_order_relaxed)) {
+      self.steal_from(self);
+      self.steal_from(victim);
+    }
+    self.unbind();
+  };
+  std::thread tb(thief, std::ref(b), std::ref(a));
+  std::thread ta([&] {
+    a.bind();
+    a.run_submitted(&job);
+    // acquire side is the job's own wait below; relaxed here (see thief).
+    while (!job.done()) {
+      a.steal_from(a);
+      a.steal_from(b);
+    }
+    a.unbind();
+  });
+  job.wait();
+  finished.store(true, std::memory_order_relaxed);
+  ta.join();
+  tb.join();
+  // The shortest round: one whose two threads were both running. The others show the machine's
+  // load, not a steal, and on a machine busy with other work most rounds are such.
+  return static_cast<double>(*std::min_element(probe.rounds.begin(), probe.rounds.end())) *
+         seconds_per_tick();
+}
+
+}  // namespace
+}  // namespace detail
+
+double measure_steal_cost() {
+  static const double cost = detail::measure_once();
+  return cost;
+}
+
+}  // namespace tine
