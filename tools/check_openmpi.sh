@@ -2,10 +2,11 @@
 # tine's distributed layer on Open MPI (Debian's openmpi-bin and libopenmpi-dev), beside the
 # Bazel test suite's MPICH: tine built with CMake against Open MPI's compiler wrapper, and the
 # distributed foundation's test programs (the region, the offer slot, the pool, steals and
-# exceptions across ranks, two workers per rank, global vectors) built against it and run on 1
-# and 2 ranks. Open MPI's mpiexec runs here oversubscribed (2 cores) and as root (CI). One line
-# per program ("ok" or "FAIL" with its output's tail); exits non-zero if any failed. About a
-# minute on 2 cores.
+# exceptions across ranks, two workers per rank, global vectors, their algorithms, sort, cache
+# and stress test, and examples/global_memory.cpp) built against it and run on 1 and 2 ranks.
+# Open MPI's mpiexec runs here oversubscribed (2 cores) and as root (CI). One line per run ("ok"
+# or "FAIL" with its output's tail); exits non-zero if any failed. A few minutes on 2 cores (355 s
+# beside other builds, at a load of 7 to 11).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 src="$PWD"
@@ -28,32 +29,59 @@ fi
 echo "ok   tine and tine::distributed built against Open MPI"
 
 failed=0
-# program RANKS...: builds tests/distributed/PROGRAM.cpp (asserts on, as in the Bazel tests) and
-# runs it on each number of ranks.
-program() {
+runs=0
+# build NAME [SOURCE]: builds SOURCE (tests/distributed/NAME.cpp by default; asserts on, as in the
+# Bazel tests) as NAME; fails, saying so, if it does not build.
+build() {
   local name="$1"
-  shift
+  local source="${2:-tests/distributed/$name.cpp}"
   # OMPI_SKIP_MPICXX: tine uses the C API; Open MPI's C++ bindings do not build with -Wextra.
   if ! "$mpicxx" -std=c++20 -O2 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$tmp/build/include" \
     -iquote "$src" \
-    "$src/tests/distributed/$name.cpp" "$src/tests/distributed/keep_modules_loaded.cpp" -rdynamic \
+    "$src/$source" "$src/tests/distributed/keep_modules_loaded.cpp" -rdynamic \
     "$tmp/build/libtine_distributed.a" "$tmp/build/libtine.a" -lhwloc -lcrypto -pthread \
     -o "$tmp/$name" >"$tmp/$name.log" 2>&1; then
     echo "FAIL $name does not build; the end of its log:"
     tail -n 30 "$tmp/$name.log" | sed 's/^/    /'
     failed=1
-    return
+    return 1
   fi
+}
+
+# run NAME RANKS [VAR=VALUE...] [-- ARGS...]: runs NAME on RANKS ranks with the variables set
+# (exported to every rank) and the arguments.
+run() {
+  local name="$1"
+  local n="$2"
+  shift 2
+  local vars=() exports=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    vars+=("$1")
+    exports+=(-x "${1%%=*}")
+    shift
+  done
+  [ $# -gt 0 ] && shift
+  local label="$name on $n rank(s)${vars[*]:+ with ${vars[*]}}"
+  runs=$((runs + 1))
+  local log="$tmp/run$runs.log"
+  if env "${vars[@]}" timeout --kill-after=10 300 "$mpiexec" --oversubscribe --allow-run-as-root \
+    "${exports[@]}" -n "$n" "$tmp/$name" "$@" >"$log" 2>&1; then
+    echo "ok   $label: $(tail -n 1 "$log")"
+  else
+    echo "FAIL $label (exit $?); the end of its output:"
+    tail -n 30 "$log" | sed 's/^/    /'
+    failed=1
+  fi
+}
+
+# program NAME RANKS...: builds tests/distributed/NAME.cpp and runs it on each number of ranks.
+program() {
+  local name="$1"
+  shift
+  build "$name" || return
   local n
   for n in "$@"; do
-    if timeout --kill-after=10 300 "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" \
-      "$tmp/$name" >"$tmp/$name.$n.log" 2>&1; then
-      echo "ok   $name on $n rank(s): $(grep -m1 "passed" "$tmp/$name.$n.log")"
-    else
-      echo "FAIL $name on $n rank(s) (exit $?); the end of its output:"
-      tail -n 30 "$tmp/$name.$n.log" | sed 's/^/    /'
-      failed=1
-    fi
+    run "$name" "$n"
   done
 }
 
@@ -66,4 +94,16 @@ program mpi_pool_workers_test 1 2
 program global_vector_test 1 2
 program global_algorithms_test 1 2
 program global_sort_test 2
+# The cache between ranks laid out as two machines, with its default size and with two lines.
+if build global_cache_test; then
+  run global_cache_test 2 TINE_MPI_RANKS_PER_MACHINE=1
+  run global_cache_test 2 TINE_MPI_RANKS_PER_MACHINE=1 TINE_MPI_CACHE_BYTES=8192
+fi
+if build global_stress_test; then
+  run global_stress_test 2 -- 6
+  run global_stress_test 2 TINE_MPI_RANKS_PER_MACHINE=1 TINE_MPI_CACHE_BYTES=8192 -- 6
+fi
+if build global_memory examples/global_memory.cpp; then
+  run global_memory 2 -- 100000
+fi
 exit "$failed"
