@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Turns a tine scheduler trace into one self-contained HTML page (no network, no fonts, no CDN).
+"""Turns a tine scheduler trace, a tine::analysis JSON, or both, into one self-contained HTML page
+(no network, no fonts, no CDN).
 
     tools/trace_view.py TRACE.json -o OUT.html
+    tools/trace_view.py ANALYSIS.json -o OUT.html    # its scalability section alone
+    tools/trace_view.py TRACE.json --analysis ANALYSIS.json -o OUT.html   # both on one page
 
-The trace is the Chrome trace event format that tine's trace observer writes (see
-docs/trace_viewer.md). It is validated first: anything not in the contract's shape is reported
-with the index of the offending event and exit status 1. The page is built from
-tools/trace_viewer/page.html, viewer.css and viewer.js, with a compact form of the trace embedded
-as JSON (per-worker span arrays, steals, event counts); the page's script draws it.
-Python 3 standard library only.
+The trace is the Chrome trace event format that tine's trace observer writes; the analysis is what
+tine::analysis::write_json writes, recognised by its "tine_analysis" key (see
+docs/trace_viewer.md). Both are validated first: anything not in the contract's shape is reported
+with the offending event's index or field's path, and exit status 1, before any page is written.
+The page is built from tools/trace_viewer/page.html, viewer.css and viewer.js, with a compact form
+of the trace (per-worker span arrays, steals, event counts) and the analysis embedded as JSON; the
+page's script draws them. Python 3 standard library only.
 """
 
 import argparse
@@ -39,35 +43,64 @@ def embed_json(obj):
     return text.replace("<", "\\u003c")
 
 
-def render(model, title):
+def render(model, title, analysis=None):
+    """The page for a trace's model, an analysis's model, or both (either may be None)."""
     css, js = read_asset("viewer.css"), read_asset("viewer.js")
     # The assets are inlined verbatim: they must not close their own element.
     if re.search(r"</style", css, re.I) or re.search(r"</script|<!--", js, re.I):
         raise RuntimeError("viewer.css/viewer.js contain a closing tag; they cannot be inlined")
+    if model is not None:
+        heading, kind = "tine scheduler trace", "tine trace"
+    else:
+        heading, kind = "tine work/span analysis", "tine analysis"
     parts = {
+        "KIND": kind,
+        "HEADING": heading,
         "TITLE": html.escape(title),
         "CSS": css,
         "JS": js,
         "DATA": embed_json(model),
+        "ANALYSIS": embed_json(analysis),
     }
     # One pass: substituted text is never scanned again for placeholders.
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: parts[m.group(1)], read_asset("page.html"))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="Write an offline HTML viewer page for a tine trace.")
-    ap.add_argument("trace", help="trace file (Chrome trace event JSON, as tine writes it)")
+    ap = argparse.ArgumentParser(
+        description="Write an offline HTML viewer page for a tine trace and/or tine analysis.")
+    ap.add_argument("trace", metavar="INPUT",
+                    help="trace file (Chrome trace event JSON, as tine writes it), or an analysis "
+                         "(tine::analysis::write_json's JSON, with its \"tine_analysis\" key)")
+    ap.add_argument("--analysis", metavar="ANALYSIS.json",
+                    help="an analysis to show beside the trace (its scalability section)")
     ap.add_argument("-o", "--output", required=True, help="HTML file to write")
     ap.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
     a = ap.parse_args(argv)
 
     t0 = time.monotonic()
+    model = analysis = None
+    source = a.trace
     try:
-        model = trace_model.load(a.trace)
+        kind, first = trace_model.load_any(a.trace)
+        if kind == "analysis":
+            if a.analysis is not None:
+                raise trace_model.TraceError("is an analysis; --analysis goes beside a trace "
+                                             "(trace_view.py TRACE.json --analysis "
+                                             "ANALYSIS.json)")
+            analysis = first
+        else:
+            model = first
+            if a.analysis is not None:
+                source = a.analysis
+                analysis = trace_model.load_analysis(a.analysis)
     except trace_model.TraceError as e:
-        print(f"trace_view: {a.trace}: {e}", file=sys.stderr)
+        print(f"trace_view: {source}: {e}", file=sys.stderr)
         return 1
-    page = render(model, os.path.basename(a.trace))
+    title = os.path.basename(a.trace)
+    if model is not None and analysis is not None:
+        title += " + " + os.path.basename(a.analysis)
+    page = render(model, title, analysis)
     try:
         with open(a.output, "w", encoding="utf-8") as f:
             f.write(page)
@@ -75,11 +108,17 @@ def main(argv):
         print(f"trace_view: cannot write {a.output}: {e.strerror}", file=sys.stderr)
         return 1
     if not a.quiet:
-        m = model["meta"]
-        spans = sum(len(s["d"]) for s in model["spans"])
-        print(f"trace_view: {a.output}: {m['workers']} workers, {m['events']} events, "
-              f"{spans} state spans, {len(model['steals']['thief'])} steals, "
-              f"{len(page) / 1e6:.1f} MB, {time.monotonic() - t0:.1f} s", file=sys.stderr)
+        what = []
+        if model is not None:
+            m = model["meta"]
+            spans = sum(len(s["d"]) for s in model["spans"])
+            what.append(f"{m['workers']} workers, {m['events']} events, {spans} state spans, "
+                        f"{len(model['steals']['thief'])} steals")
+        if analysis is not None:
+            what.append(f"analysis {json.dumps(analysis['name'])} in {analysis['units']}, "
+                        f"{len(analysis['regions'])} regions")
+        print(f"trace_view: {a.output}: {'; '.join(what)}, {len(page) / 1e6:.1f} MB, "
+              f"{time.monotonic() - t0:.1f} s", file=sys.stderr)
     return 0
 
 

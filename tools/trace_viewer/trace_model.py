@@ -1,8 +1,10 @@
-"""Reads a tine scheduler trace (Chrome trace event format, object form) and checks it against the
-contract in docs/trace_viewer.md; returns the compact model the page embeds.
+"""Reads a tine scheduler trace (Chrome trace event format, object form) or a tine::analysis JSON
+(what tine::analysis::write_json writes) and checks it against the contract in
+docs/trace_viewer.md; returns the compact model the page embeds.
 
 Only the Python standard library is used. Errors are raised as TraceError with a message that names
-the offending event by its index in traceEvents and the field that is wrong.
+the offending event by its index in traceEvents, or the analysis's field by its path (such as
+curve[3].predicted), and what is wrong with it.
 """
 
 import json
@@ -19,7 +21,7 @@ OVERLAP_TOLERANCE_US = 0.002
 
 
 class TraceError(Exception):
-    """The input is not a tine trace in the contract's shape."""
+    """The input is not a tine trace (or tine analysis) in the contract's shape."""
 
 
 def _is_number(v):
@@ -30,19 +32,46 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def load(path):
-    """Parses and validates the trace at path; returns the model (a dict ready for json.dumps)."""
+def read_json(path):
+    """The parsed JSON document at path."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as e:
         raise TraceError(f"cannot read: {e.strerror}") from None
     try:
-        doc = json.loads(raw)
+        return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise TraceError(f"not valid JSON: {e}") from None
-    del raw
-    return build_model(doc)
+
+
+def is_analysis(doc):
+    """A tine::analysis document is an object with the key "tine_analysis"; anything else is read
+    as a trace."""
+    return isinstance(doc, dict) and "tine_analysis" in doc
+
+
+def load(path):
+    """Parses and validates the trace at path; returns the model (a dict ready for json.dumps)."""
+    return build_model(read_json(path))
+
+
+def load_any(path):
+    """Parses and validates the trace or analysis at path; returns ("trace", model) or
+    ("analysis", model)."""
+    doc = read_json(path)
+    if is_analysis(doc):
+        return "analysis", build_analysis(doc)
+    return "trace", build_model(doc)
+
+
+def load_analysis(path):
+    """Parses and validates the analysis at path; returns its model."""
+    doc = read_json(path)
+    if not is_analysis(doc):
+        raise TraceError("not a tine analysis: expected a JSON object with \"tine_analysis\": 1, "
+                         "as tine::analysis::write_json writes")
+    return build_analysis(doc)
 
 
 def _top_level(doc):
@@ -213,4 +242,132 @@ def _deltas(sorted_ints):
     for v in sorted_ints:
         out.append(v - prev)
         prev = v
+    return out
+
+
+# ---- tine::analysis (tine::analysis::write_json) -----------------------------------------------
+
+ANALYSIS_VERSION = 1
+CURVE_POINTS = 256  # P = 1 to 256
+# Numbers in the analysis's units (or plain numbers); write_json writes null for one that is not
+# finite, and the page shows it as such.
+ANALYSIS_NUMBERS = ("work", "span", "burdened_span", "steal_cost", "longest_strand", "parallelism",
+                    "burdened_parallelism")
+ANALYSIS_COUNTS = ("forks", "joins", "critical_strands")
+CURVES = ("predicted", "greedy", "ceiling")
+REGION_NUMBERS = ("work", "span", "burdened_span")
+
+
+def _shown(v):
+    """A value as JSON, cut short: messages name it, not dump it."""
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Fields:
+    """Reads one object's fields, naming each by its path in the document in errors."""
+
+    def __init__(self, obj, where):
+        self.obj, self.where = obj, where
+
+    def _path(self, key):
+        return f"{self.where}.{key}" if self.where else key
+
+    def _fail(self, key, expected):
+        if key not in self.obj:
+            raise TraceError(f"{self._path(key)} is missing, expected {expected}")
+        raise TraceError(f"{self._path(key)} is {_shown(self.obj[key])}, expected {expected}")
+
+    def number(self, key):
+        """A finite number, or None (null): write_json's form of a number that is not finite."""
+        v = self.obj.get(key)
+        if key not in self.obj or not (v is None or _is_number(v)):
+            self._fail(key, "a number")
+        return v
+
+    def count(self, key, minimum=0):
+        v = self.obj.get(key)
+        if not _is_int(v) or v < minimum:
+            self._fail(key, f"an integer >= {minimum}")
+        return v
+
+    def string(self, key):
+        v = self.obj.get(key)
+        if not isinstance(v, str):
+            self._fail(key, "a string")
+        return v
+
+    def boolean(self, key):
+        v = self.obj.get(key)
+        if not isinstance(v, bool):
+            self._fail(key, "true or false")
+        return v
+
+    def one_of(self, key, choices):
+        v = self.obj.get(key)
+        if not isinstance(v, str) or v not in choices:
+            self._fail(key, " or ".join(json.dumps(c) for c in choices))
+        return v
+
+    def array(self, key):
+        v = self.obj.get(key)
+        if not isinstance(v, list):
+            self._fail(key, "an array")
+        return v
+
+
+def _object(v, where):
+    if not isinstance(v, dict):
+        raise TraceError(f"{where} is {_shown(v)}, expected an object")
+    return _Fields(v, where)
+
+
+def build_analysis(doc):
+    """Validates a parsed tine::analysis document (the keys analysis/analysis.hpp lists for
+    write_json); returns the model the page embeds: the same fields, unknown keys left out."""
+    if not isinstance(doc, dict):
+        raise TraceError(f"top level is a JSON {type(doc).__name__}, expected an object")
+    f = _Fields(doc, "")
+    version = doc.get("tine_analysis")
+    if not _is_int(version) or version != ANALYSIS_VERSION:
+        raise TraceError(f"tine_analysis is {_shown(version)}, expected {ANALYSIS_VERSION} (the "
+                         "version of tine::analysis::write_json's format this viewer reads)")
+    out = {
+        "name": f.string("name"),
+        "units": f.one_of("units", ("seconds", "strands")),
+        "runs": f.count("runs"),
+    }
+    for key in ANALYSIS_NUMBERS:
+        out[key] = f.number(key)
+    out["steal_cost_measured"] = f.boolean("steal_cost_measured")
+    for key in ANALYSIS_COUNTS:
+        out[key] = f.count(key)
+
+    curve = f.array("curve")
+    if len(curve) != CURVE_POINTS:
+        raise TraceError(f"curve has {len(curve)} entries, expected {CURVE_POINTS} "
+                         f"(P = 1 to {CURVE_POINTS})")
+    out["curve"] = {"p": [], **{c: [] for c in CURVES}}
+    for i, point in enumerate(curve):
+        pf = _object(point, f"curve[{i}]")
+        p = point.get("p")
+        if not _is_int(p) or p != i + 1:
+            pf._fail("p", str(i + 1))
+        out["curve"]["p"].append(p)
+        for c in CURVES:
+            out["curve"][c].append(pf.number(c))
+
+    out["regions"] = []
+    for i, region in enumerate(f.array("regions")):
+        rf = _object(region, f"regions[{i}]")
+        r = {"name": rf.string("name"), "count": rf.count("count")}
+        for key in REGION_NUMBERS:
+            r[key] = rf.number(key)
+        out["regions"].append(r)
+
+    out["problems"] = []
+    for i, problem in enumerate(f.array("problems")):
+        if not isinstance(problem, str):
+            raise TraceError(f"problems[{i}] is {_shown(problem)}, expected a string")
+        out["problems"].append(problem)
     return out

@@ -1,4 +1,5 @@
-// tine trace viewer: draws the model that tools/trace_view.py embeds in #trace-data.
+// tine trace viewer: draws the model that tools/trace_view.py embeds in #trace-data (a trace) and
+// #analysis-data (a tine::analysis: the scalability section); either may be null.
 // Times are integer nanoseconds from the start of the trace (exact in doubles up to 104 days).
 // Everything is drawn on <canvas>, culled to the visible range by binary search, and spans
 // narrower than a pixel are merged per pixel column, so a redraw costs one pass over the visible
@@ -576,6 +577,278 @@
     }
   }
 
+  // ---- scalability: a tine::analysis --------------------------------------------------------
+
+  // The curves, drawn in this order (the prediction on top). Each is a <path> with one point per
+  // P whose value is a positive number (a null, write_json's "not finite", leaves a gap).
+  const CURVES = [
+    { key: 'ceiling', label: 'ceiling min(P, T1/T∞)', color: '#8c959f', dash: '6 4', width: 2 },
+    { key: 'greedy', label: 'greedy bound, plain span', color: '#0969da', dash: '2 3',
+      width: 2 },
+    { key: 'predicted', label: 'predicted, burdened span', color: '#cf222e', dash: '',
+      width: 2.5 },
+  ];
+  const CHART = { w: 680, h: 400, left: 56, right: 18, top: 14, bottom: 44 };
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const SHOWN_P = [2, 4, 8, 16, 32, 64, 128, 256];  // the speed-up table's columns
+
+  function svgEl(tag, attrs, text) {
+    const e = document.createElementNS(SVG_NS, tag);
+    if (attrs) for (const k in attrs) if (attrs[k] !== '') e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function pageRect(e) {
+    const r = e.getBoundingClientRect();
+    return [r.left + scrollX, r.top + scrollY, r.width, r.height].map(Math.round).join(',');
+  }
+
+  // Plain numbers (parallelism, speed-ups of the header): 4 significant digits, whole above 1000.
+  function fmtNum(x) { return Math.abs(x) >= 1000 ? fmtInt(x) : String(+x.toPrecision(4)); }
+
+  // Seconds in the unit that suits them, 4 significant digits (fmtDur's units, from seconds).
+  function fmtSeconds(s) {
+    const a = Math.abs(s);
+    const [k, unit] = a === 0 ? [1, 's'] : a < 1e-6 ? [1e9, 'ns'] : a < 1e-3 ? [1e6, 'µs']
+                    : a < 1 ? [1e3, 'ms'] : [1, 's'];
+    return `${+(s * k).toPrecision(4)} ${unit}`;
+  }
+
+  function fmtStrands(n) {
+    return `${n.toLocaleString('en-US', { maximumFractionDigits: 3 })} strand${n === 1 ? '' : 's'}`;
+  }
+
+  // A measure in the analysis's units; null (not finite) as a dash.
+  function fmtMeasure(a, x) {
+    if (x === null) return '–';
+    return a.units === 'strands' ? fmtStrands(x) : fmtSeconds(x);
+  }
+
+  function valueAttr(x) { return x === null ? 'null' : String(x); }
+
+  function powerLabel(k) { return k >= -3 ? String(Math.pow(2, k)) : `1/${Math.pow(2, -k)}`; }
+
+  // Speed-up against workers P, both on log2 axes: P from 1 to 256, the speed-up from 1 to 256
+  // (wider if a value lies outside). Tick labels are centred on their coordinate, so a check can
+  // compare them with the curves' points.
+  function scalabilityChart(a) {
+    const { w, h, left, right, top, bottom } = CHART;
+    const pw = w - left - right, ph = h - top - bottom;
+    const ps = a.curve.p, maxLogP = Math.log2(ps[ps.length - 1]);
+    let lo = 0, hi = maxLogP;
+    for (const c of CURVES) {
+      for (const v of a.curve[c.key]) {
+        if (v === null || !(v > 0)) continue;
+        lo = Math.min(lo, Math.floor(Math.log2(v)));
+        hi = Math.max(hi, Math.ceil(Math.log2(v)));
+      }
+    }
+    const x = (p) => left + pw * Math.log2(p) / maxLogP;
+    const y = (v) => top + ph * (1 - (Math.log2(v) - lo) / (hi - lo));
+    const root = svgEl('svg', { id: 'scal-svg', viewBox: `0 0 ${w} ${h}`, width: w, height: h,
+                                role: 'img', 'aria-label': 'speed-up against workers P' });
+    root.append(svgEl('rect', { width: w, height: h, fill: '#fff' }));
+    const grid = svgEl('g', { stroke: '#eaeef2', 'stroke-width': 1 });
+    const labels = svgEl('g');
+    for (let k = 0; k <= maxLogP; k++) {
+      const px = x(Math.pow(2, k));
+      grid.append(svgEl('line', { x1: px, y1: top, x2: px, y2: top + ph }));
+      labels.append(svgEl('text', { id: `scal-xtick-${k}`, class: 'x-tick', x: px,
+                                    y: top + ph + 15, 'text-anchor': 'middle',
+                                    'dominant-baseline': 'middle' }, String(Math.pow(2, k))));
+    }
+    const step = Math.max(1, Math.ceil((hi - lo) / 12));
+    for (let k = lo; k <= hi; k += step) {
+      const py = y(Math.pow(2, k));
+      grid.append(svgEl('line', { x1: left, y1: py, x2: left + pw, y2: py }));
+      labels.append(svgEl('text', { id: `scal-ytick-${k < 0 ? 'm' : 'p'}${Math.abs(k)}`,
+                                    class: 'y-tick', x: left - 8, y: py, 'text-anchor': 'end',
+                                    'dominant-baseline': 'middle' }, powerLabel(k)));
+    }
+    root.append(grid);
+    root.append(svgEl('path', { d: `M${left},${top}V${top + ph}H${left + pw}`, fill: 'none',
+                                stroke: '#d0d7de', 'stroke-width': 1 }));
+    root.append(labels);
+    root.append(svgEl('text', { id: 'scal-xlabel', class: 'axis-title', x: left + pw / 2,
+                                y: h - 8, 'text-anchor': 'middle' }, 'workers P'));
+    root.append(svgEl('text', { id: 'scal-ylabel', class: 'axis-title', x: 14, y: top + ph / 2,
+                                'text-anchor': 'middle',
+                                transform: `rotate(-90 14 ${top + ph / 2})` }, 'speed-up'));
+    for (const c of CURVES) {
+      const vs = a.curve[c.key];
+      let d = '', pen = false, n = 0;
+      for (let i = 0; i < ps.length; i++) {
+        const v = vs[i];
+        if (v === null || !(v > 0)) { pen = false; continue; }
+        d += `${pen ? 'L' : 'M'}${x(ps[i]).toFixed(2)},${y(v).toFixed(2)}`;
+        pen = true;
+        n++;
+      }
+      root.append(svgEl('path', { id: `scal-curve-${c.key}`, class: 'curve', d, fill: 'none',
+                                  stroke: c.color, 'stroke-width': c.width,
+                                  'stroke-dasharray': c.dash, 'stroke-linejoin': 'round',
+                                  'data-points': n }));
+    }
+    // The prediction's points at the table's P, each with its values as a tooltip.
+    const marks = svgEl('g', { fill: CURVES[2].color });
+    for (const p of [1].concat(SHOWN_P)) {
+      const i = ps.indexOf(p), v = a.curve.predicted[i];
+      if (i < 0 || v === null || !(v > 0)) continue;
+      const dot = svgEl('circle', { cx: x(p), cy: y(v), r: 3.5 });
+      const other = (key) => (a.curve[key][i] === null ? '–' : a.curve[key][i].toFixed(2));
+      dot.append(svgEl('title', {}, `P = ${p}: predicted ${v.toFixed(2)}, greedy bound ` +
+                                    `${other('greedy')}, ceiling ${other('ceiling')}`));
+      marks.append(dot);
+    }
+    root.append(marks);
+    $('scal-chart').append(root);
+  }
+
+  function scalabilityLegend() {
+    const box = $('scal-legend');
+    for (const c of CURVES.slice().reverse()) {
+      const item = el('span', { class: 'item', id: `scal-legend-${c.key}` });
+      const sw = svgEl('svg', { class: 'line', viewBox: '0 0 26 10', 'aria-hidden': 'true' });
+      sw.append(svgEl('line', { x1: 1, y1: 5, x2: 25, y2: 5, stroke: c.color,
+                                'stroke-width': c.width, 'stroke-dasharray': c.dash }));
+      item.append(sw, c.label);
+      box.append(item);
+    }
+  }
+
+  function measuresTable(a) {
+    const t = el('table', { class: 'measures', id: 'scal-measures-table' });
+    const head = el('tr');
+    head.append(el('th', { class: 'name' }, 'measure'), el('th', {}, 'value'),
+                el('th', { class: 'name' }, ''));
+    t.append(head);
+    const row = (id, label, value, shown, note, noteAttrs) => {
+      const tr = el('tr');
+      tr.append(el('td', { class: 'name' }, label),
+                el('td', { id: `scal-${id}`, 'data-value': valueAttr(value) }, shown),
+                el('td', Object.assign({ class: 'note', id: `scal-${id}-note` }, noteAttrs || {}),
+                   note || ''));
+      t.append(tr);
+    };
+    const m = (x) => fmtMeasure(a, x);
+    const n = (x) => (x === null ? '–' : fmtNum(x));
+    row('work', 'work T1', a.work, m(a.work), 'all strands together: one worker, without tine');
+    row('span', 'span T∞', a.span, m(a.span),
+        'the longest chain of strands that depend on each other');
+    row('burdened-span', 'burdened span', a.burdened_span, m(a.burdened_span),
+        'the span with one steal charged to each fork\'s continuation');
+    row('steal-cost', 'steal cost', a.steal_cost, m(a.steal_cost),
+        a.steal_cost_measured ? 'measured on this machine' : 'as given (not measured)',
+        { 'data-value': String(a.steal_cost_measured) });
+    row('parallelism', 'parallelism T1/T∞', a.parallelism, n(a.parallelism),
+        'no number of workers gives a greater speed-up');
+    row('burdened-parallelism', 'burdened parallelism', a.burdened_parallelism,
+        n(a.burdened_parallelism), 'T1 / burdened span');
+    row('forks', 'forks', a.forks, fmtInt(a.forks));
+    row('joins', 'joins', a.joins, fmtInt(a.joins),
+        'of frames that forked, implicit ones included');
+    row('critical-strands', 'strands on the longest chain', a.critical_strands,
+        fmtInt(a.critical_strands));
+    const share = a.longest_strand !== null && a.span !== null && a.span > 0
+        ? `${+(100 * a.longest_strand / a.span).toPrecision(3)}% of the span` : '';
+    row('longest-strand', 'its longest strand', a.longest_strand, m(a.longest_strand), share);
+    row('runs', 'runs', a.runs, fmtInt(a.runs),
+        a.runs > 1 ? 'each strand\'s shortest time over the runs' : '');
+    row('units', 'units', a.units, a.units,
+        a.units === 'strands' ? 'each strand counts 1: the measures are numbers of strands'
+                              : 'times measured in seconds');
+    $('scal-measures').append(t);
+  }
+
+  function speedupTable(a) {
+    const t = el('table', { class: 'speedups', id: 'scal-speedup-table' });
+    const head = el('tr');
+    head.append(el('th', { class: 'name' }, 'workers P'));
+    for (const p of SHOWN_P) head.append(el('th', { id: `scal-p-${p}` }, String(p)));
+    t.append(head);
+    for (const c of CURVES.slice().reverse()) {
+      const tr = el('tr');
+      tr.append(el('td', { class: 'name' }, c.label));
+      for (const p of SHOWN_P) {
+        const v = a.curve[c.key][a.curve.p.indexOf(p)];
+        tr.append(el('td', { id: `scal-${c.key}-p${p}`, 'data-value': valueAttr(v) },
+                     v === null ? '–' : v.toFixed(2)));
+      }
+      t.append(tr);
+    }
+    $('scal-speedups').append(t);
+  }
+
+  function regionsTable(a) {
+    const box = $('scal-regions');
+    if (!a.regions.length) {
+      box.append(el('p', { class: 'none', id: 'scal-no-regions' },
+                    'none (the analysed code marked no tine::region)'));
+      return;
+    }
+    const t = el('table', { id: 'scal-regions-table' });
+    const head = el('tr');
+    ['region', 'runs', 'work', 'span', 'burdened span', 'parallelism'].forEach(
+        (c, i) => head.append(el('th', i === 0 ? { class: 'name' } : {}, c)));
+    t.append(head);
+    a.regions.forEach((r, i) => {
+      const tr = el('tr');
+      const id = (k) => `scal-region-${i}-${k}`;
+      const par = r.work !== null && r.span !== null && r.span > 0 ? r.work / r.span : null;
+      tr.append(el('td', { class: 'name', id: id('name') }, r.name),
+                el('td', { id: id('count'), 'data-value': r.count }, fmtInt(r.count)));
+      for (const k of ['work', 'span', 'burdened_span']) {
+        tr.append(el('td', { id: id(k.replace('_', '-')), 'data-value': valueAttr(r[k]) },
+                     fmtMeasure(a, r[k])));
+      }
+      tr.append(el('td', { id: id('parallelism'), 'data-value': valueAttr(par) },
+                   par === null ? '–' : fmtNum(par)));
+      t.append(tr);
+    });
+    box.append(t);
+  }
+
+  function problemsList(a) {
+    const box = $('scal-problems');
+    if (!a.problems.length) {
+      box.append(el('p', { class: 'none', id: 'scal-no-problems' },
+                    'none: every region was measured'));
+      return;
+    }
+    const ul = el('ul', { class: 'problems' });
+    a.problems.forEach((p, i) => ul.append(el('li', { id: `scal-problem-${i}` }, p)));
+    box.append(ul);
+  }
+
+  // The scalability section; alone (no trace) it also fills the page's header.
+  function scalability(a, alone) {
+    const sec = $('scalability');
+    sec.hidden = false;
+    const name = $('scal-name');
+    name.append(el('span', { id: 'scal-name-text' }, a.name),
+                ': speed-up on P workers predicted from its work and span');
+    scalabilityLegend();
+    scalabilityChart(a);
+    measuresTable(a);
+    speedupTable(a);
+    regionsTable(a);
+    problemsList(a);
+    if (alone) {
+      const m = (x) => fmtMeasure(a, x);
+      $('meta').textContent = [
+        a.name,
+        `${fmtInt(a.runs)} run${a.runs === 1 ? '' : 's'}`,
+        `work ${m(a.work)}`,
+        `span ${m(a.span)}`,
+        `parallelism ${a.parallelism === null ? '–' : fmtNum(a.parallelism)}`,
+        `units: ${a.units}`,
+      ].join(' · ');
+    }
+    body.setAttribute('data-analysis', '1');
+    body.setAttribute('data-scalability-rect', pageRect($('scal-svg')));
+  }
+
   // A repeatable cost measurement for docs/tests: open the page with #bench.
   function bench(v) {
     const full = v.d.endNs, times = [];
@@ -638,7 +911,17 @@
   function main() {
     const t0 = performance.now();
     const raw = JSON.parse($('trace-data').textContent);
+    const an = JSON.parse($('analysis-data').textContent);
     const tParsed = performance.now();
+    if (raw !== null) showTrace(raw);
+    else document.querySelectorAll('section.trace-panel').forEach((s) => { s.hidden = true; });
+    if (an !== null) scalability(an, raw === null);
+    body.setAttribute('data-parse-ms', (tParsed - t0).toFixed(1));
+    body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
+    body.setAttribute('data-tine-rendered', '1');
+  }
+
+  function showTrace(raw) {
     const d = decode(raw);
     const sum = summarize(d);
     header(d);
@@ -653,12 +936,8 @@
     body.setAttribute('data-steals', String(d.steals.n));
     body.setAttribute('data-busy-us', usText(tot.ns[0]));
     body.setAttribute('data-spans', String(d.tracks.reduce((a, tr) => a + tr.n, 0)));
-    body.setAttribute('data-parse-ms', (tParsed - t0).toFixed(1));
-    body.setAttribute('data-render-ms', (performance.now() - t0).toFixed(1));
-    const rect = $('timeline').getBoundingClientRect();  // where the check looks for its colours
-    body.setAttribute('data-timeline-rect', [rect.left + scrollX, rect.top + scrollY, rect.width,
-                                             rect.height].map(Math.round).join(','));
-    body.setAttribute('data-tine-rendered', '1');
+    // Where the check looks for its colours.
+    body.setAttribute('data-timeline-rect', pageRect($('timeline')));
     if (location.hash === '#bench') bench(v);
     if (location.hash === '#interact') interact(v);
   }
