@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # Tests the trace viewer (tools/trace_view.py) in a real browser: headless Chromium loads the page
 # it writes, and what the page rendered is compared with numbers computed independently from the
-# trace JSON (tools/trace_viewer/check_page.py).
+# trace or analysis JSON (tools/trace_viewer/check_page.py).
 #
 #   tools/check_trace_viewer.sh               # a deterministic synthetic trace (make_fixture.py)
 #   tools/check_trace_viewer.sh TRACE.json    # a given trace, e.g. one tine's trace observer wrote
+#   tools/check_trace_viewer.sh [TRACE.json] --analysis ANALYSIS.json
+#                                             # a given analysis (tine::analysis::write_json's)
 #
-# Steps: malformed traces must be rejected with the right message; the page is generated; Chromium
-# dumps the DOM after the page's script ran (and tried its zoom/pan/hover controls with synthetic
-# events) and takes a 1400x1000 screenshot; the DOM must report the trace's worker count, steal
-# count, per-worker busy/stealing/asleep times, steal matrix and names, and working controls, and
-# the screenshot must be a PNG showing the state and steal colours; finally the
-# comparison itself must catch deliberately wrong pages. Exit status 1 on any failure.
+# Steps: malformed traces and analyses must be rejected with the right message; the trace's page
+# is generated; Chromium dumps the DOM after the page's script ran (and tried its zoom/pan/hover
+# controls with synthetic events) and takes a 1400x1000 screenshot; the DOM must report the trace's
+# worker count, steal count, per-worker busy/stealing/asleep times, steal matrix and names, and
+# working controls, and no scalability section, and the screenshot must be a PNG showing the state
+# and steal colours. Then the analysis pages: an analysis alone (tools/trace_viewer/
+# analysis_fixture.json, one tine wrote, or the one given), DOM and screenshot; make_fixture.py's
+# synthetic analysis (strands, nulls, problems) alone; and the trace with that analysis beside it:
+# the scalability section must show the analysis's curves (every point, on log2 axes, under the
+# right axis labels), measures, speed-ups, regions and problems, the chart painted in the
+# screenshot. Finally the comparisons themselves must catch deliberately wrong pages. Exit status 1
+# on any failure.
 #
 # Chromium is Debian's package (tools/install-deps.sh --chromium; ~120 MB, about 30 s to install).
 # Flags, found by trying them as root in a container:
@@ -30,20 +38,35 @@
 # Chromium's stderr (D-Bus complaints, a harmless "unexpected operator" from Debian's wrapper
 # script) goes to a log that is printed only when something fails.
 set -uo pipefail
-# A trace given relative to the caller's directory, made absolute before leaving it.
-[ $# -ge 1 ] && [ -e "$1" ] && set -- "$(readlink -f "$1")" "${@:2}"
+usage() {
+  echo "usage: tools/check_trace_viewer.sh [TRACE.json] [--analysis ANALYSIS.json]" >&2
+  exit 2
+}
+# Files given relative to the caller's directory, made absolute before leaving it.
+absolute() { if [ -e "$1" ]; then readlink -f "$1"; else printf '%s\n' "$1"; fi; }
+trace="" analysis=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --analysis)
+      [ $# -ge 2 ] || usage
+      analysis="$(absolute "$2")"
+      shift 2
+      ;;
+    -*) usage ;;
+    *)
+      [ -z "$trace" ] || usage
+      trace="$(absolute "$1")"
+      shift
+      ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3  # Debian's, whatever PATH says
 
 fail() { echo "check_trace_viewer: FAILED: $*" >&2; exit 1; }
-
-trace="${1:-}"
-if [ $# -gt 1 ] || [ "$trace" = "-h" ] || [ "$trace" = "--help" ]; then
-  echo "usage: tools/check_trace_viewer.sh [TRACE.json]" >&2
-  exit 2
-fi
+[ -z "$analysis" ] || [ -r "$analysis" ] || fail "cannot read $analysis"
 
 start=$SECONDS
 tools/install-deps.sh --chromium || fail "could not install chromium"
@@ -55,7 +78,7 @@ trap 'rm -rf "$work"' EXIT
 
 # 1. Bad input is refused, with a message naming what is wrong.
 "$python" tools/trace_viewer/check_page.py rejects tools/trace_view.py "$work" ||
-  fail "trace_view.py does not reject malformed traces properly"
+  fail "trace_view.py does not reject malformed traces and analyses properly"
 
 # 2. The page.
 expected_args=()
@@ -92,9 +115,54 @@ echo "check_trace_viewer: chromium dumped the DOM and took the screenshot in $((
 "$python" tools/trace_viewer/check_page.py selftest "$trace" "$work/dom.html" ||
   fail "the comparison misses wrong pages"
 
+# 6. Analyses: alone (DOM and screenshot), the synthetic one alone (DOM), and the synthetic one
+# beside the trace (DOM, with the controls tried again: the trace's part must still work).
+[ -n "$analysis" ] || analysis="$PWD/tools/trace_viewer/analysis_fixture.json"
+synthetic="$work/analysis-synthetic.json"
+"$python" tools/trace_viewer/make_fixture.py --analysis "$synthetic" ||
+  fail "make_fixture.py --analysis failed"
+"$python" tools/trace_view.py "$analysis" -o "$work/analysis.html" ||
+  fail "trace_view.py failed on $analysis"
+"$python" tools/trace_view.py -q "$synthetic" -o "$work/analysis-synthetic.html" ||
+  fail "trace_view.py failed on the synthetic analysis"
+"$python" tools/trace_view.py -q "$trace" --analysis "$synthetic" -o "$work/both.html" ||
+  fail "trace_view.py failed on $trace with --analysis"
+for p in analysis analysis-synthetic both; do
+  if grep -Eqi '(src|href)=["'"'"']?(https?:)?//' "$work/$p.html"; then
+    fail "the page $p.html refers to an external resource"
+  fi
+done
+render_analyses() {
+  timeout 120 "${chrome[@]}" --dump-dom "file://$work/analysis.html" \
+    >"$work/analysis-dom.html" 2>>"$work/chromium.log" &&
+    timeout 120 "${chrome[@]}" --run-all-compositor-stages-before-draw --hide-scrollbars \
+      --screenshot="$work/analysis-shot.png" "file://$work/analysis.html" \
+      >>"$work/chromium.log" 2>&1 &&
+    timeout 120 "${chrome[@]}" --dump-dom "file://$work/analysis-synthetic.html" \
+      >"$work/analysis-synthetic-dom.html" 2>>"$work/chromium.log" &&
+    timeout 120 "${chrome[@]}" --dump-dom "file://$work/both.html#interact" \
+      >"$work/both-dom.html" 2>>"$work/chromium.log"
+}
+t0=$SECONDS
+render_analyses || { cat "$work/chromium.log" >&2; fail "chromium failed on an analysis page"; }
+echo "check_trace_viewer: chromium dumped 3 analysis pages and took a screenshot in" \
+  "$((SECONDS - t0)) s"
+"$python" tools/trace_viewer/check_page.py analysis "$analysis" "$work/analysis-dom.html" \
+  "$work/analysis-shot.png" || fail "the page does not show what the analysis holds"
+"$python" tools/trace_viewer/check_page.py analysis "$synthetic" \
+  "$work/analysis-synthetic-dom.html" || fail "the page does not show the synthetic analysis"
+"$python" tools/trace_viewer/check_page.py compare "$trace" "$work/both-dom.html" \
+  "${expected_args[@]}" --analysis "$synthetic" ||
+  fail "the page of the trace and the analysis does not show what they hold"
+"$python" tools/trace_viewer/check_page.py selftest-analysis "$analysis" \
+  "$work/analysis-dom.html" || fail "the comparison misses wrong scalability sections"
+"$python" tools/trace_viewer/check_page.py selftest-analysis "$synthetic" "$work/both-dom.html" ||
+  fail "the comparison misses wrong scalability sections"
+
 if [ -n "${TINE_TRACE_VIEWER_KEEP:-}" ]; then
   mkdir -p "$TINE_TRACE_VIEWER_KEEP" && cp "$page" "$work/shot.png" "$work/dom.html" \
-    "$TINE_TRACE_VIEWER_KEEP/" && echo "check_trace_viewer: kept page, DOM and screenshot in" \
+    "$work/analysis.html" "$work/analysis-shot.png" "$work/analysis-dom.html" "$work/both.html" \
+    "$TINE_TRACE_VIEWER_KEEP/" && echo "check_trace_viewer: kept pages, DOMs and screenshots in" \
     "$TINE_TRACE_VIEWER_KEEP"
 fi
 echo "check_trace_viewer: passed in $((SECONDS - start)) s"

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Checks what headless Chromium rendered from a trace_view.py page against numbers computed here,
-independently of the viewer's code, straight from the trace JSON. Used by
+independently of the viewer's code, straight from the trace or analysis JSON. Used by
 tools/check_trace_viewer.sh.
 
-    check_page.py compare TRACE.json DOM.html SHOT.png [--expected FIXTURE_EXPECTED.json]
-    check_page.py rejects TRACE_VIEW.py WORKDIR     # malformed traces must fail with the right text
-    check_page.py selftest TRACE.json DOM.html      # the comparison must catch a wrong page
+    check_page.py compare TRACE.json DOM.html [SHOT.png] [--expected FIXTURE_EXPECTED.json]
+                  [--analysis ANALYSIS.json]     # a trace's page (with its scalability section)
+    check_page.py analysis ANALYSIS.json DOM.html [SHOT.png]   # an analysis's page, no trace
+    check_page.py rejects TRACE_VIEW.py WORKDIR  # malformed traces and analyses must fail right
+    check_page.py selftest TRACE.json DOM.html   # the comparison must catch a wrong page
+    check_page.py selftest-analysis ANALYSIS.json DOM.html   # likewise for the scalability section
 
 Prints what it compared; exit status 1 with a message naming the first mismatch.
 """
 
 import html.parser
 import json
+import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -61,34 +66,46 @@ def expected_from_trace(path):
 # ---- the dumped DOM ----------------------------------------------------------------------------
 
 class DomReader(html.parser.HTMLParser):
-    """Collects <body>'s attributes, every element's attributes by id, and td/th text by id."""
+    """Collects <body>'s attributes, every element's attributes by id, the sections' attributes,
+    and the text of td, th, li, p, span and SVG text elements by id."""
+
+    TEXT_TAGS = ("td", "th", "li", "p", "span", "text")
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.body = None
         self.by_id = {}
         self.text = {}
+        self.sections = []  # attributes of each <section>
         self.order = []  # ids of td/th elements, in document order
-        self._cell = None
+        self._open = []  # (tag, id or None) of the text elements the parser is inside
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "body":
             self.body = a
+        if tag == "section":
+            self.sections.append(a)
         if "id" in a:
             self.by_id[a["id"]] = a
             if tag in ("td", "th"):
-                self._cell = a["id"]
-                self.text[self._cell] = ""
                 self.order.append(a["id"])
+        if tag in self.TEXT_TAGS:
+            self._open.append((tag, a.get("id")))
+            if "id" in a:
+                self.text[a["id"]] = ""
 
     def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self._cell = None
+        if tag in self.TEXT_TAGS:
+            for i in range(len(self._open) - 1, -1, -1):
+                if self._open[i][0] == tag:
+                    del self._open[i:]
+                    break
 
     def handle_data(self, data):
-        if self._cell is not None:
-            self.text[self._cell] += data
+        for _, cid in self._open:
+            if cid is not None:
+                self.text[cid] += data
 
 
 def read_dom(path):
@@ -171,6 +188,305 @@ def compare(exp, dom, fixture=None):
     return (f"{n} tracks, {exp['steals']} steals, busy {b['data-busy-us']} µs, per-worker times, "
             f"steal matrix and names agree; controls work; rendered in "
             f"{b.get('data-render-ms')} ms")
+
+
+# ---- the scalability section (a tine::analysis) ------------------------------------------------
+
+# The curves' keys in the analysis and their colours on the page (viewer.js's CURVES). The
+# ceiling's grey is not looked for in screenshots: anti-aliased text has the same greys.
+CURVES = ("ceiling", "greedy", "predicted")
+CURVE_COLOURS = {"greedy": (0x09, 0x69, 0xda), "predicted": (0xcf, 0x22, 0x2e)}
+SHOWN_P = (2, 4, 8, 16, 32, 64, 128, 256)
+# Measures in the analysis's units (times, or strands), plain numbers, and counts, with the ids of
+# the cells that show them.
+UNIT_MEASURES = {"work": "scal-work", "span": "scal-span", "burdened_span": "scal-burdened-span",
+                 "steal_cost": "scal-steal-cost", "longest_strand": "scal-longest-strand"}
+PLAIN_MEASURES = {"parallelism": "scal-parallelism",
+                  "burdened_parallelism": "scal-burdened-parallelism"}
+COUNT_MEASURES = {"forks": "scal-forks", "joins": "scal-joins",
+                  "critical_strands": "scal-critical-strands", "runs": "scal-runs"}
+TIME_UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+COORD_TOL = 0.05  # px: the page writes coordinates with 2 decimals
+
+
+def expected_from_analysis(path):
+    """The analysis as written (json alone, no code shared with the viewer)."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _shown_number(text, what):
+    """A number as the page shows it ("1,234.5", "9.362", "1e-7") and half a unit of its last
+    digit: the value shown stands for any value that close."""
+    m = re.fullmatch(r"(-?)([\d,]*)(?:\.(\d*))?(?:e([+-]?\d+))?", text)
+    if not m or not (m.group(2) or m.group(3)):
+        raise Mismatch(f"{what}: {text!r} is not a number")
+    sign, whole, frac, exp = m.group(1), m.group(2).replace(",", ""), m.group(3) or "", m.group(4)
+    scale = 10.0 ** int(exp) if exp else 1.0
+    value = float(f"{sign}{whole or '0'}.{frac or '0'}") * scale
+    return value, 0.5 * 10.0 ** -len(frac) * scale
+
+
+def _check_shown(what, text, want, units):
+    """The text of a cell shows want: "–" for null; a time in a unit that keeps it in [1, 1000]
+    (units "seconds"); "N strands" (units "strands"); a plain number (units None)."""
+    if want is None:
+        if text != "–":
+            raise Mismatch(f"{what}: page shows {text!r}, the analysis says null (not finite)")
+        return
+    if units == "seconds":
+        m = re.fullmatch(r"(\S+) (ns|µs|us|ms|s)", text)
+        if not m:
+            raise Mismatch(f"{what}: page shows {text!r}, expected a time with its unit "
+                           "(ns, µs, ms or s)")
+        shown, tol = _shown_number(m.group(1), what)
+        scale = TIME_UNITS[m.group(2)]
+        # (1000 itself: 999.96 µs rounds to "1000 µs"; below 1 ns, ns.)
+        if 1e-9 <= abs(want) < 1000 and not 1 <= abs(shown) <= 1000:
+            raise Mismatch(f"{what}: {text!r} is in the wrong unit for {want} s")
+        got, tol = shown * scale, tol * scale
+    elif units == "strands":
+        m = re.fullmatch(r"(\S+) (strands?)", text)
+        if not m:
+            raise Mismatch(f"{what}: page shows {text!r}, expected \"N strands\"")
+        if (m.group(2) == "strand") != (want == 1):
+            raise Mismatch(f"{what}: {text!r} for {want} strands")
+        got, tol = _shown_number(m.group(1), what)
+    else:
+        got, tol = _shown_number(text, what)
+    if abs(got - want) > tol * 1.0001 + 1e-12 * abs(want):
+        raise Mismatch(f"{what}: page shows {text!r}, the analysis says {want}")
+
+
+def _path_points(d, what):
+    """The points of an SVG path made of M and L commands, and how many pieces (M) it has."""
+    if not re.fullmatch(r"([ML]\s*-?[\d.]+\s*,\s*-?[\d.]+\s*)*", d):
+        raise Mismatch(f"{what}: path data is not only M and L commands: {d[:60]!r}")
+    cmds = re.findall(r"([ML])\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)", d)
+    return [(float(x), float(y)) for _, x, y in cmds], sum(1 for c in cmds if c[0] == "M")
+
+
+def _fit(pairs):
+    """Least squares a + b t through (t, coordinate) pairs; returns a, b and the worst residual."""
+    n = len(pairs)
+    mt = sum(t for t, _ in pairs) / n
+    mc = sum(c for _, c in pairs) / n
+    var = sum((t - mt) ** 2 for t, _ in pairs)
+    b = sum((t - mt) * (c - mc) for t, c in pairs) / var if var else 0.0
+    a = mc - b * mt
+    return a, b, max(abs(c - (a + b * t)) for t, c in pairs)
+
+
+def compare_analysis(an, dom, alone):
+    """The scalability section shows the analysis an: its curves (the right points, on log2
+    axes whose labels sit where the points put them), its measures, speed-ups, regions and
+    problems. alone: the page has no trace, and its trace panels must be hidden. Raises Mismatch
+    on the first difference; returns a one-line summary."""
+    b = dom.body
+    if b.get("data-tine-rendered") != "1":
+        raise Mismatch("page did not render: data-tine-rendered="
+                       f"{b.get('data-tine-rendered')!r}, error: {b.get('data-tine-error')!r}")
+    sec = dom.by_id.get("scalability")
+    if sec is None or "hidden" in sec or b.get("data-analysis") != "1":
+        raise Mismatch("the Scalability section is missing or hidden")
+    if alone:
+        shown = [s for s in dom.sections if "trace-panel" in s.get("class", "").split()
+                 and "hidden" not in s]
+        if shown:
+            raise Mismatch(f"{len(shown)} trace panels are shown on a page without a trace")
+
+    def text(cid):
+        if cid not in dom.text:
+            raise Mismatch(f"no element with id {cid!r} (with text) in the page")
+        return dom.text[cid]
+
+    def attr(cid, key):
+        if cid not in dom.by_id or key not in dom.by_id[cid]:
+            raise Mismatch(f"#{cid} is missing, or has no {key}")
+        return dom.by_id[cid][key]
+
+    def value(cid, want, what):
+        got = attr(cid, "data-value")
+        if want is None or isinstance(want, (bool, str)):
+            ok = got == ("null" if want is None else str(want).lower()
+                         if isinstance(want, bool) else want)
+        else:
+            try:
+                ok = float(got) == want
+            except ValueError:
+                ok = False
+        if not ok:
+            raise Mismatch(f"{what}: page has {got!r} (#{cid} data-value), the analysis says "
+                           f"{json.dumps(want)}")
+
+    if text("scal-name-text") != an["name"]:
+        raise Mismatch(f"analysis name: page shows {text('scal-name-text')!r}, the analysis says "
+                       f"{an['name']!r}")
+
+    # The curves: each point at (x(log2 P), y(log2 speed-up)) with x and y linear, shared by the
+    # three curves, x increasing and y decreasing (up is more); nulls and values <= 0 (not on a
+    # log axis) leave gaps.
+    xs, ys, drawn = [], [], {}
+    for key in CURVES:
+        cid = f"scal-curve-{key}"
+        pts, pieces = _path_points(attr(cid, "d"), f"the {key} curve")
+        want = [(i + 1, v) for i, v in enumerate(c[key] for c in an["curve"])
+                if v is not None and v > 0]
+        want_pieces = sum(1 for i, c in enumerate(an["curve"])
+                          if c[key] is not None and c[key] > 0
+                          and (i == 0 or an["curve"][i - 1][key] is None
+                               or an["curve"][i - 1][key] <= 0))
+        if len(pts) != len(want):
+            raise Mismatch(f"the {key} curve has {len(pts)} points, the analysis {len(want)}")
+        if pieces != want_pieces:
+            raise Mismatch(f"the {key} curve is drawn in {pieces} pieces, expected {want_pieces} "
+                           "(a gap at each run of nulls)")
+        for (p, v), (x, y) in zip(want, pts):
+            xs.append((math.log2(p), x))
+            ys.append((math.log2(v), y))
+        drawn[key] = len(pts)
+    x0, dx, xres = _fit(xs)
+    y0, dy, yres = _fit(ys)
+    if dx * 8 < 100 or dy * 8 > -100:
+        raise Mismatch(f"the curves' axes are degenerate or reversed (x: {dx:.2f} px, y: "
+                       f"{dy:.2f} px per doubling)")
+    if xres > COORD_TOL or yres > COORD_TOL:
+        raise Mismatch(f"the curves' points are not on log2 axes of P and the speed-up (worst "
+                       f"x off by {xres:.2f} px, y by {yres:.2f} px): a curve is drawn from the "
+                       "wrong values")
+    for k in range(9):
+        cid = f"scal-xtick-{k}"
+        if text(cid) != str(2 ** k):
+            raise Mismatch(f"x axis label {k}: {text(cid)!r}, expected {2 ** k!r}")
+        if abs(float(attr(cid, "x")) - (x0 + dx * k)) > COORD_TOL:
+            raise Mismatch(f"x axis label {2 ** k} is at x {attr(cid, 'x')}, the curves put P = "
+                           f"{2 ** k} at {x0 + dx * k:.2f}")
+    yticks = {cid: text(cid) for cid in dom.text if cid.startswith("scal-ytick-")}
+    for cid, label in yticks.items():
+        k = int(cid[len("scal-ytick-") + 1:]) * (-1 if cid[len("scal-ytick-")] == "m" else 1)
+        want_label = str(2 ** k) if k >= -3 else f"1/{2 ** -k}"
+        if label != want_label:
+            raise Mismatch(f"y axis label {cid}: {label!r}, expected {want_label!r}")
+        if abs(float(attr(cid, "y")) - (y0 + dy * k)) > COORD_TOL:
+            raise Mismatch(f"y axis label {label} is at y {attr(cid, 'y')}, the curves put a "
+                           f"speed-up of {label} at {y0 + dy * k:.2f}")
+    for k in (0, 8):
+        if f"scal-ytick-p{k}" not in yticks:
+            raise Mismatch(f"the y axis has no label {2 ** k}")
+    for cid, want in (("scal-xlabel", "workers P"), ("scal-ylabel", "speed-up")):
+        if text(cid) != want:
+            raise Mismatch(f"axis title #{cid}: {text(cid)!r}, expected {want!r}")
+    for key in CURVES:
+        if key not in text(f"scal-legend-{key}"):
+            raise Mismatch(f"the legend's entry for the {key} curve says "
+                           f"{text(f'scal-legend-{key}')!r}")
+
+    # The measures.
+    units = an["units"]
+    for key, cid in UNIT_MEASURES.items():
+        value(cid, an[key], key)
+        _check_shown(key, text(cid), an[key], units)
+    for key, cid in PLAIN_MEASURES.items():
+        value(cid, an[key], key)
+        _check_shown(key, text(cid), an[key], None)
+    for key, cid in COUNT_MEASURES.items():
+        value(cid, an[key], key)
+        _check_shown(key, text(cid), an[key], None)
+    value("scal-units", units, "units")
+    if text("scal-units") != units:
+        raise Mismatch(f"units: page shows {text('scal-units')!r}, the analysis says {units!r}")
+    value("scal-steal-cost-note", an["steal_cost_measured"], "steal_cost_measured")
+    note = text("scal-steal-cost-note")
+    if ("not measured" in note) == an["steal_cost_measured"] or "measured" not in note:
+        raise Mismatch(f"steal cost: page says {note!r}, steal_cost_measured is "
+                       f"{json.dumps(an['steal_cost_measured'])}")
+
+    # The speed-ups at P = 2, 4, ..., 256.
+    for p in SHOWN_P:
+        if text(f"scal-p-{p}") != str(p):
+            raise Mismatch(f"speed-up table column {p}: heading {text(f'scal-p-{p}')!r}")
+        for key in CURVES:
+            want = an["curve"][p - 1][key]
+            cid = f"scal-{key}-p{p}"
+            value(cid, want, f"{key} speed-up at P = {p}")
+            _check_shown(f"{key} speed-up at P = {p}", text(cid), want, None)
+
+    # Regions and problems.
+    for i, r in enumerate(an["regions"]):
+        what = f"region {i} ({r['name']!r})"
+        if text(f"scal-region-{i}-name") != r["name"]:
+            raise Mismatch(f"{what}: page names it {text(f'scal-region-{i}-name')!r}")
+        value(f"scal-region-{i}-count", r["count"], f"{what} runs")
+        for key in ("work", "span", "burdened_span"):
+            cid = f"scal-region-{i}-{key.replace('_', '-')}"
+            value(cid, r[key], f"{what} {key}")
+            _check_shown(f"{what} {key}", text(cid), r[key], units)
+        par = (r["work"] / r["span"] if r["work"] is not None and r["span"] is not None
+               and r["span"] > 0 else None)
+        cid = f"scal-region-{i}-parallelism"
+        if par is None:
+            value(cid, None, f"{what} parallelism")
+        elif abs(float(attr(cid, "data-value")) - par) > 1e-9 * par:
+            raise Mismatch(f"{what} parallelism: page has {attr(cid, 'data-value')}, work/span "
+                           f"is {par}")
+        _check_shown(f"{what} parallelism", text(cid), par, None)
+    n = len(an["regions"])
+    if f"scal-region-{n}-name" in dom.by_id or (n == 0) != ("scal-no-regions" in dom.by_id):
+        raise Mismatch(f"the page lists another number of regions than the analysis's {n}")
+    for i, problem in enumerate(an["problems"]):
+        if text(f"scal-problem-{i}") != problem:
+            raise Mismatch(f"problem {i}: page says {text(f'scal-problem-{i}')!r}, the analysis "
+                           f"{problem!r}")
+    n = len(an["problems"])
+    if f"scal-problem-{n}" in dom.by_id or (n == 0) != ("scal-no-problems" in dom.by_id):
+        raise Mismatch(f"the page lists another number of problems than the analysis's {n}")
+    return (f"scalability of {an['name']!r}: curves of {drawn['ceiling']}/{drawn['greedy']}/"
+            f"{drawn['predicted']} points (ceiling/greedy/predicted) on log2 axes (worst point "
+            f"{max(xres, yres):.3f} px off), axis labels, "
+            f"{len(UNIT_MEASURES) + len(PLAIN_MEASURES) + len(COUNT_MEASURES) + 1} measures, "
+            f"{3 * len(SHOWN_P)} speed-ups, {len(an['regions'])} regions and "
+            f"{len(an['problems'])} problems agree")
+
+
+def check_no_analysis(dom):
+    """A trace's page without an analysis keeps the scalability section hidden."""
+    sec = dom.by_id.get("scalability")
+    if sec is None or "hidden" not in sec or dom.body.get("data-analysis") is not None:
+        raise Mismatch("a page without an analysis shows the Scalability section")
+
+
+def check_analysis_screenshot(path, want_w, want_h, an, dom):
+    """The chart in the screenshot (where the page says it is) has the predicted curve's colour,
+    and the greedy bound's where the two part (the prediction is drawn over it): the SVG was
+    painted."""
+    w, h, ch, rows = decode_png(path)
+    if (w, h) != (want_w, want_h):
+        raise Mismatch(f"screenshot is {w}x{h}, expected {want_w}x{want_h}")
+    try:
+        x0, y0, cw, chh = (int(v) for v in dom.body["data-scalability-rect"].split(","))
+    except (KeyError, ValueError):
+        raise Mismatch("the page did not report where its chart is (data-scalability-rect)")
+    if cw < 200 or chh < 100 or x0 < 0 or y0 < 0 or x0 + cw > w or y0 + chh > h:
+        raise Mismatch(f"chart rectangle {x0},{y0} {cw}x{chh} is not inside the screenshot")
+    near = {k: 0 for k in CURVE_COLOURS}
+    for row in rows[y0:y0 + chh]:
+        for x in range(x0 * ch, (x0 + cw) * ch, ch):
+            r, g, b_ = row[x], row[x + 1], row[x + 2]
+            for k, (cr, cg, cb) in CURVE_COLOURS.items():
+                if abs(r - cr) <= 24 and abs(g - cg) <= 24 and abs(b_ - cb) <= 24:
+                    near[k] += 1
+    end = an["curve"][-1]
+    parted = all(isinstance(end[k], (int, float)) and end[k] > 0 for k in CURVE_COLOURS) and \
+        abs(math.log2(end["greedy"] / end["predicted"])) > 0.1
+    for k, got in near.items():
+        # The curves are anti-aliased diagonals: pixels near the colour, not exactly it.
+        if k == "greedy" and not parted:
+            continue
+        if got < (150 if k == "predicted" else 40):
+            raise Mismatch(f"the chart has {got} pixels of about the {k} curve's colour "
+                           "#%02x%02x%02x: it was not painted" % CURVE_COLOURS[k])
+    return (f"screenshot {w}x{h}; the chart ({cw}x{chh} px) shows the predicted curve's colour "
+            f"({near['predicted']} px) and the greedy bound's ({near['greedy']} px)")
 
 
 # ---- the screenshot ----------------------------------------------------------------------------
@@ -304,22 +620,147 @@ def malformed_traces():
     ]
 
 
+def valid_analysis():
+    """A small analysis in write_json's shape (the base of the malformed ones)."""
+    return {"tine_analysis": 1, "name": "a", "work": 1.0, "span": 0.01, "burdened_span": 0.02,
+            "steal_cost": 1e-6, "steal_cost_measured": False, "units": "seconds", "runs": 1,
+            "forks": 10, "joins": 10, "critical_strands": 3, "longest_strand": 0.001,
+            "parallelism": 100.0, "burdened_parallelism": 50.0,
+            "curve": [{"p": p, "predicted": 0.9 * p, "greedy": p, "ceiling": p}
+                      for p in range(1, 257)],
+            "regions": [{"name": "r", "count": 1, "work": 0.5, "span": 0.01,
+                         "burdened_span": 0.02}],
+            "problems": ["none really"]}
+
+
+def malformed_analyses():
+    """(name, content, text the error must contain after "trace_view: FILE: ")."""
+    def bad(change):
+        a = valid_analysis()
+        change(a)
+        return json.dumps(a)  # NaN stays NaN: Python's json writes and reads it
+
+    def curve(i, key, v):
+        def change(a):
+            if v is KeyError:
+                del a["curve"][i][key]
+            else:
+                a["curve"][i][key] = v
+        return change
+
+    def field(key, v):
+        def change(a):
+            if v is KeyError:
+                del a[key]
+            else:
+                a[key] = v
+        return change
+
+    return [
+        ("version", bad(field("tine_analysis", 2)), "tine_analysis is 2, expected 1"),
+        ("version-bool", bad(field("tine_analysis", True)), "tine_analysis is true, expected 1"),
+        ("no-name", bad(field("name", KeyError)), "name is missing, expected a string"),
+        ("units", bad(field("units", "ms")), 'units is "ms", expected "seconds" or "strands"'),
+        ("runs-string", bad(field("runs", "3")), 'runs is "3", expected an integer >= 0'),
+        ("work-string", bad(field("work", "x")), 'work is "x", expected a number'),
+        ("span-nan", bad(field("span", float("nan"))), "span is NaN, expected a number"),
+        ("measured-int", bad(field("steal_cost_measured", 1)),
+         "steal_cost_measured is 1, expected true or false"),
+        ("forks-fraction", bad(field("forks", 1.5)), "forks is 1.5, expected an integer >= 0"),
+        ("joins-negative", bad(field("joins", -1)), "joins is -1, expected an integer >= 0"),
+        ("no-critical-strands", bad(field("critical_strands", KeyError)),
+         "critical_strands is missing, expected an integer >= 0"),
+        ("curve-short", bad(lambda a: a["curve"].pop()),
+         "curve has 255 entries, expected 256 (P = 1 to 256)"),
+        ("curve-string", bad(curve(3, "predicted", "x")),
+         'curve[3].predicted is "x", expected a number'),
+        ("curve-p", bad(curve(5, "p", 7)), "curve[5].p is 7, expected 6"),
+        ("curve-no-greedy", bad(curve(9, "greedy", KeyError)),
+         "curve[9].greedy is missing, expected a number"),
+        ("curve-not-object", bad(lambda a: a["curve"].__setitem__(2, 3)),
+         "curve[2] is 3, expected an object"),
+        ("regions-object", bad(field("regions", {"name": "r"})),
+         'regions is {"name": "r"}, expected an array'),
+        ("region-no-count", bad(lambda a: a["regions"][0].pop("count")),
+         "regions[0].count is missing, expected an integer >= 0"),
+        ("region-span-bool", bad(lambda a: a["regions"][0].__setitem__("span", True)),
+         "regions[0].span is true, expected a number"),
+        ("problem-number", bad(lambda a: a["problems"].append(3)),
+         "problems[1] is 3, expected a string"),
+    ]
+
+
+def _run_trace_view(trace_view, args, out):
+    r = subprocess.run([sys.executable, trace_view] + args + ["-o", out], capture_output=True,
+                       text=True)
+    return r.returncode, r.stderr.strip()
+
+
 def check_rejects(trace_view, workdir):
-    py = sys.executable
-    for name, content, text in malformed_traces():
-        src = os.path.join(workdir, f"bad-{name}.json")
-        out = os.path.join(workdir, f"bad-{name}.html")
-        with open(src, "w", encoding="utf-8") as f:
+    def write(name, content):
+        path = os.path.join(workdir, name)
+        with open(path, "w", encoding="utf-8") as f:
             f.write(content)
-        r = subprocess.run([py, trace_view, src, "-o", out], capture_output=True, text=True)
-        if r.returncode == 0:
-            raise Mismatch(f"trace_view.py accepted the malformed trace {name!r}")
-        if text not in r.stderr:
-            raise Mismatch(f"trace_view.py rejected {name!r} without saying {text!r}; it said: "
-                           f"{r.stderr.strip()!r}")
+        return path
+
+    def refused(what, args, out, text):
         if os.path.exists(out):
-            raise Mismatch(f"trace_view.py wrote {out} for the malformed trace {name!r}")
-    return f"{len(malformed_traces())} malformed traces rejected with the expected messages"
+            os.remove(out)
+        rc, err = _run_trace_view(trace_view, args, out)
+        if rc != 1:
+            raise Mismatch(f"trace_view.py exited {rc} on {what} (expected 1); it said {err!r}")
+        if text not in err:
+            raise Mismatch(f"trace_view.py rejected {what} without saying {text!r}; it said: "
+                           f"{err!r}")
+        if os.path.exists(out):
+            raise Mismatch(f"trace_view.py wrote {out} for {what}")
+
+    for name, content, text in malformed_traces():
+        src = write(f"bad-{name}.json", content)
+        refused(f"the malformed trace {name!r}", [src], os.path.join(workdir, f"bad-{name}.html"),
+                text)
+
+    # Analyses: alone, and beside a good trace (the analysis named in the message); both forms
+    # give the message the whole prefix "trace_view: FILE: ".
+    trace = write("good-trace.json", json.dumps({
+        "traceEvents": [{"ph": "X", "cat": "state", "name": "busy", "pid": 1, "tid": 0, "ts": 0,
+                         "dur": 10}],
+        "otherData": {"producer": "tine", "workers": 1}}))
+    out = os.path.join(workdir, "bad-analysis.html")
+    for name, content, text in malformed_analyses():
+        src = write(f"bad-analysis-{name}.json", content)
+        refused(f"the malformed analysis {name!r}", [src], out, f"trace_view: {src}: {text}")
+        refused(f"the malformed analysis {name!r} beside a trace", [trace, "--analysis", src],
+                out, f"trace_view: {src}: {text}")
+    good = write("good-analysis.json", json.dumps(valid_analysis()))
+    refused("a trace given as --analysis", [trace, "--analysis", trace], out,
+            f"trace_view: {trace}: not a tine analysis")
+    refused("an analysis with --analysis", [good, "--analysis", good], out,
+            f"trace_view: {good}: is an analysis; --analysis goes beside a trace")
+
+    # And what is in the shape is accepted: the base of the malformed ones, alone and beside the
+    # trace, and with null (not finite) wherever write_json may write it, and a key it does not
+    # write.
+    nulls = valid_analysis()
+    for key in ("work", "span", "burdened_span", "steal_cost", "longest_strand", "parallelism",
+                "burdened_parallelism"):
+        nulls[key] = None
+    for key in ("predicted", "greedy", "ceiling"):
+        nulls["curve"][7][key] = None
+    for key in ("work", "span", "burdened_span"):
+        nulls["regions"][0][key] = None
+    nulls["from_a_later_version"] = {"ignored": True}
+    with_nulls = write("good-analysis-nulls.json", json.dumps(nulls))
+    for args in ([good], [trace, "--analysis", good], [with_nulls]):
+        if os.path.exists(out):
+            os.remove(out)
+        rc, err = _run_trace_view(trace_view, args, out)
+        if rc != 0 or not os.path.getsize(out):
+            raise Mismatch(f"trace_view.py {' '.join(args)} refused a good analysis (exit {rc}): "
+                           f"{err!r}")
+    return (f"{len(malformed_traces())} malformed traces and {len(malformed_analyses())} "
+            "malformed analyses (alone and beside a trace) rejected with the expected messages; "
+            "good analyses accepted")
 
 
 def selftest(exp, dom):
@@ -360,22 +801,135 @@ def selftest(exp, dom):
     return f"{len(mutations) + 1} deliberately wrong pages caught"
 
 
+def selftest_analysis(an, dom):
+    """compare_analysis() must notice a scalability section that is wrong in any one way."""
+    def set_attr(cid, key, change):
+        def apply():
+            attrs = dom.by_id[cid]
+            old = attrs.get(key)
+            attrs[key] = change(old)
+            return lambda: attrs.__setitem__(key, old) if old is not None else attrs.pop(key)
+        return apply
+
+    def set_text(cid, change):
+        def apply():
+            old = dom.text[cid]
+            dom.text[cid] = change(old)
+            return lambda: dom.text.__setitem__(cid, old)
+        return apply
+
+    def move_point(d, index, dy):
+        pts = re.findall(r"[ML][^ML]+", d)
+        cmd, xy = pts[index][0], pts[index][1:]
+        x, y = xy.split(",")
+        pts[index] = f"{cmd}{x},{float(y) + dy:.2f}"
+        return "".join(pts)
+
+    def swap_curves():
+        a, b = dom.by_id["scal-curve-greedy"], dom.by_id["scal-curve-predicted"]
+        da, db = a["d"], b["d"]
+        a["d"], b["d"] = db, da
+
+        def undo():
+            a["d"], b["d"] = da, db
+        return undo
+
+    def off_by_1pct(number, text):
+        """The number 1% more (1 for 0 or null), as text."""
+        x = float(number) if text not in ("null", "–") else 0.0
+        return repr(round(x * 1.01, 12)) if x else "1"
+
+    def unit_swap(text):
+        return text.replace(" ms", " µs") if " ms" in text else text.replace(" µs", " ms") \
+            if " µs" in text else text.replace(" strands", "") + " s"
+
+    mutations = [
+        ("the section hidden", set_attr("scalability", "hidden", lambda v: "")),
+        ("no predicted curve", set_attr("scal-curve-predicted", "d", lambda v: "")),
+        ("the predicted curve one point short",
+         set_attr("scal-curve-predicted", "d", lambda v: "".join(re.findall(r"[ML][^ML]+",
+                                                                            v)[:-1]))),
+        ("a point of the predicted curve 3 px off",
+         set_attr("scal-curve-predicted", "d", lambda v: move_point(v, 200, 3))),
+        ("the greedy and predicted curves swapped", swap_curves),
+        ("a wrong x axis label", set_text("scal-xtick-8", lambda v: "300")),
+        ("an x axis label out of place", set_attr("scal-xtick-4", "x",
+                                                  lambda v: f"{float(v) + 4:.2f}")),
+        ("a y axis label out of place", set_attr("scal-ytick-p3", "y",
+                                                 lambda v: f"{float(v) - 4:.2f}")),
+        ("a wrong axis title", set_text("scal-xlabel", lambda v: "threads")),
+        ("the work off by 1%", set_attr("scal-work", "data-value",
+                                        lambda v: off_by_1pct(v, v))),
+        ("the work shown in another unit", set_text("scal-work", unit_swap)),
+        ("the span shown off by 1%", set_text(
+            "scal-span", lambda v: re.sub(r"^[\d.,]+", lambda m: off_by_1pct(
+                m.group(0).replace(",", ""), m.group(0)), v) if v != "–" else "1 s")),
+        ("the steal cost's source reversed", set_text(
+            "scal-steal-cost-note", lambda v: "as given (not measured)"
+            if "not measured" not in v else "measured on this machine")),
+        ("a predicted speed-up off by 0.1", set_text(
+            "scal-predicted-p256", lambda v: f"{float(v) + 0.1:.2f}")),
+        ("forks off by one", set_attr("scal-forks", "data-value", lambda v: str(int(v) + 1))),
+        ("the analysis's name", set_text("scal-name-text", lambda v: v + "x")),
+    ]
+    if an["regions"]:
+        mutations += [
+            ("a region's name", set_text("scal-region-0-name", lambda v: v + "x")),
+            ("a region's parallelism", set_attr("scal-region-0-parallelism", "data-value",
+                                                lambda v: "2" if v == "null"
+                                                else repr(2 * float(v)))),
+        ]
+    if an["problems"]:
+        mutations.append(("a problem's text", set_text("scal-problem-0", lambda v: v[:-1])))
+    for what, apply in mutations:
+        undo = apply()
+        try:
+            compare_analysis(an, dom, alone=False)
+        except Mismatch:
+            pass
+        else:
+            raise Mismatch(f"the comparison did not notice a page with {what}")
+        finally:
+            undo()
+    compare_analysis(an, dom, alone=False)  # and every mutation was undone
+    return f"{len(mutations)} deliberately wrong scalability sections caught"
+
+
 def main(argv):
     try:
-        if len(argv) >= 4 and argv[0] == "compare":
-            fixture = None
-            if len(argv) == 6 and argv[4] == "--expected":
-                with open(argv[5], encoding="utf-8") as f:
-                    fixture = json.load(f)
-            elif len(argv) != 4:
+        cmd, args = (argv[0], argv[1:]) if argv else ("", [])
+        if cmd == "compare" and len(args) >= 2:
+            opts = {}
+            while len(args) >= 2 and args[-2] in ("--expected", "--analysis"):
+                opts[args[-2]] = args[-1]
+                args = args[:-2]
+            if len(args) not in (2, 3):
                 raise SystemExit(__doc__)
-            exp, dom = expected_from_trace(argv[1]), read_dom(argv[2])
+            fixture = None
+            if "--expected" in opts:
+                with open(opts["--expected"], encoding="utf-8") as f:
+                    fixture = json.load(f)
+            exp, dom = expected_from_trace(args[0]), read_dom(args[1])
             print("check_page: " + compare(exp, dom, fixture))
-            print("check_page: " + check_screenshot(argv[3], 1400, 1000, exp, dom))
-        elif len(argv) == 3 and argv[0] == "rejects":
-            print("check_page: " + check_rejects(argv[1], argv[2]))
-        elif len(argv) == 3 and argv[0] == "selftest":
-            print("check_page: " + selftest(expected_from_trace(argv[1]), read_dom(argv[2])))
+            if "--analysis" in opts:
+                an = expected_from_analysis(opts["--analysis"])
+                print("check_page: " + compare_analysis(an, dom, alone=False))
+            else:
+                check_no_analysis(dom)
+            if len(args) == 3:
+                print("check_page: " + check_screenshot(args[2], 1400, 1000, exp, dom))
+        elif cmd == "analysis" and len(args) in (2, 3):
+            an, dom = expected_from_analysis(args[0]), read_dom(args[1])
+            print("check_page: " + compare_analysis(an, dom, alone=True))
+            if len(args) == 3:
+                print("check_page: " + check_analysis_screenshot(args[2], 1400, 1000, an, dom))
+        elif cmd == "rejects" and len(args) == 2:
+            print("check_page: " + check_rejects(args[0], args[1]))
+        elif cmd == "selftest" and len(args) == 2:
+            print("check_page: " + selftest(expected_from_trace(args[0]), read_dom(args[1])))
+        elif cmd == "selftest-analysis" and len(args) == 2:
+            print("check_page: " + selftest_analysis(expected_from_analysis(args[0]),
+                                                     read_dom(args[1])))
         else:
             raise SystemExit(__doc__)
     except Mismatch as e:

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Writes a deterministic synthetic tine trace, in the shape the trace observer writes, for testing
-the viewer, and (optionally) the totals it put into it, tallied while generating.
+the viewer, and (optionally) the totals it put into it, tallied while generating; or, with
+--analysis, a synthetic tine::analysis (tine::analysis::write_json's shape).
 
     make_fixture.py OUT.json [--expected EXPECTED.json] [--workers N] [--events M] [--seed S]
+    make_fixture.py --analysis OUT.json
 
 Each worker alternates busy spans, stealing spans (ending in a steal from a random victim, or in
 failure and sleep) and asleep spans, and starts a little later than the one before (so the start of
 its track is "unknown"). Events are shuffled (the viewer must not assume order) and include what a
 viewer must tolerate: an instant name it does not know, extra fields, a counter event, and a track
 name containing "</script>" (the page must embed it safely).
+
+The analysis counts strands (analysis_options::unit_strands) and holds what the page must show
+right: a fractional steal cost, a longest strand of exactly 1 strand, nulls (write_json's "not
+finite") in the greedy curve and in a region, a region without span, names and problems with
+"</script>", and a key the viewer does not know.
 """
 
 import argparse
@@ -117,9 +124,45 @@ def generate(workers, target_events, seed, plain_names=False):
     return trace, exp
 
 
+def graham(work, chain, p):
+    """Graham's bound for greedy schedulers: T1 / (T1/P + (1 - 1/P) chain)."""
+    return work / (work / p + (1 - 1 / p) * chain)
+
+
+def analysis():
+    """A tine::analysis in strands, computed here as tine::analysis computes its curves."""
+    work, span, steal_cost, forks_on_chain = 2 ** 20 - 1, 2000, 2.5, 600
+    burdened = span + forks_on_chain * steal_cost
+    curve = []
+    for p in range(1, 257):
+        greedy = None if 100 <= p <= 103 else graham(work, span, p)  # a gap of 4 points
+        curve.append({"p": p, "predicted": graham(work, burdened, p), "greedy": greedy,
+                      "ceiling": min(p, work / span)})
+    return {
+        "tine_analysis": 1, "name": "synthetic </script><!-- & \"strands\"", "work": work,
+        "span": span, "burdened_span": burdened, "steal_cost": steal_cost,
+        "steal_cost_measured": True, "units": "strands", "runs": 1, "forks": 524287,
+        "joins": 524287, "critical_strands": span, "longest_strand": 1,
+        "parallelism": work / span, "burdened_parallelism": work / burdened,
+        "tine_version": "not a key of the format: the viewer ignores it",
+        "curve": curve,
+        "regions": [
+            {"name": "leaves </script>", "count": 4096, "work": 943718, "span": 12,
+             "burdened_span": 30.5},
+            {"name": "empty", "count": 0, "work": 0, "span": 0, "burdened_span": 0},
+            {"name": "overflowed", "count": 1, "work": None, "span": None, "burdened_span": None},
+        ],
+        "problems": ["region \"inner\" began inside itself: <not measured>",
+                     "2 of the 3 runs had another graph than the first: their strands were "
+                     "left out"],
+    }
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
+    ap.add_argument("--analysis", action="store_true",
+                    help="write a synthetic tine::analysis (strands) instead of a trace")
     ap.add_argument("--expected", help="also write the generator's own totals here")
     ap.add_argument("--workers", type=int, default=6)
     ap.add_argument("--events", type=int, default=1500, help="about this many events")
@@ -129,6 +172,10 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.workers < 1:
         ap.error("--workers must be >= 1")
+    if a.analysis:
+        with open(a.out, "w", encoding="utf-8") as f:
+            json.dump(analysis(), f, indent=1)
+        return 0
     trace, exp = generate(a.workers, a.events, a.seed, a.plain_names)
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(trace, f, separators=(",", ":"))
