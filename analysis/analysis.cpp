@@ -255,7 +255,7 @@ void analysis::write_json(const std::string& path) const {
     << ", \"steal_cost\": " << json_number(m.steal_cost)
     << ", \"steal_cost_measured\": " << (m.steal_cost_measured ? "true" : "false")
     << ", \"units\": " << (m.units ? "\"strands\"" : "\"seconds\"") << ", \"runs\": " << m.runs
-    << ", \"forks\": " << m.forks << ", \"joins\": " << m.joins
+    << ", \"workers\": " << m.workers << ", \"forks\": " << m.forks << ", \"joins\": " << m.joins
     << ", \"critical_strands\": " << m.critical_strands
     << ", \"longest_strand\": " << json_number(m.longest_strand)
     << ", \"parallelism\": " << json_number(parallelism())

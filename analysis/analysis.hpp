@@ -43,16 +43,17 @@ class analysis {
  public:
   /// What tine::analyze fills in (seconds).
   struct measures {
-    std::string name;    ///< what was analysed (analysis_options::name)
-    bool units = false;  ///< counted in strands, not seconds (analysis_options::unit_strands)
-    int runs = 1;        ///< runs whose strands' shortest times were kept
+    std::string name;         ///< what was analysed (analysis_options::name)
+    bool units = false;       ///< counted in strands, not seconds (analysis_options::unit_strands)
+    int runs = 1;             ///< runs whose strands' shortest times were kept
+    std::size_t workers = 0;  ///< the workers tine's algorithms sized their grain for
     double work = 0;
     double span = 0;
     double burdened_span = 0;
     double steal_cost = 0;               ///< the cost charged per fork in the burdened span
     bool steal_cost_measured = false;    ///< measured on this machine (else given by the caller)
     std::uint64_t forks = 0;             ///< forks in the run
-    std::uint64_t joins = 0;             ///< joins of frames that forked, implicit ones included
+    std::uint64_t joins = 0;             ///< explicit joins of frames that forked
     std::uint64_t critical_strands = 0;  ///< strands on the (unburdened) longest chain
     double longest_strand = 0;           ///< the longest strand on that chain
     std::vector<region_summary> regions;
@@ -98,7 +99,7 @@ class analysis {
   void write_html(const std::string& path) const;
   /// The measures as JSON, which tools/trace_view.py draws (alone or beside a trace): an object
   /// with "tine_analysis": 1, "name", "units" ("seconds" or "strands"), "runs", "work", "span",
-  /// "burdened_span", "steal_cost", "steal_cost_measured", "forks", "joins",
+  /// "burdened_span", "steal_cost", "steal_cost_measured", "workers", "forks", "joins",
   /// "critical_strands", "longest_strand", "parallelism", "burdened_parallelism", "curve" (for
   /// P = 1 to 256: "p", "predicted", "greedy", "ceiling"), "regions" ("name", "count", "work",
   /// "span", "burdened_span") and "problems" (strings). Throws std::runtime_error when the file

@@ -65,9 +65,9 @@ struct analysis_options {
 };
 
 /// What one steal costs on this machine, in seconds: a fork whose continuation another worker
-/// takes, up to the join, when both workers are running: the shortest of 400 to 4,000 rounds
-/// with two threads (measured once per process, in 200 ms or less on an idle machine; on a
-/// machine so busy that two threads seldom run at once, the figure shows the load as well).
+/// takes, up to the join, when both workers are running: the median of the fastest tenth of 400
+/// to 4,000 rounds with two threads (measured once per process, in 200 ms or less on an idle
+/// machine; on a machine so busy that two threads seldom run at once, it shows the load too).
 double measure_steal_cost();
 
 /// A scheduler that runs each root submitted to it at once on the submitting thread (which

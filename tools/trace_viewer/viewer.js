@@ -747,7 +747,7 @@
         n(a.burdened_parallelism), 'T1 / burdened span');
     row('forks', 'forks', a.forks, fmtInt(a.forks));
     row('joins', 'joins', a.joins, fmtInt(a.joins),
-        'of frames that forked, implicit ones included');
+        'explicit joins of frames that forked');
     row('critical-strands', 'strands on the longest chain', a.critical_strands,
         fmtInt(a.critical_strands));
     const share = a.longest_strand !== null && a.span !== null && a.span > 0
