@@ -40,6 +40,7 @@ TIMING = {
     "quicksort": r"",
     "primes": r"",
     "mandelbrot": r"",
+    "strassen": r"",
 }
 TIMING_FULL = {"uts": r"^uts/(T1L|T1L\*|T3L|T3L\*)/"}
 LIBOMP_FILTER = r"(tine_busy|libomp)/"
@@ -47,7 +48,7 @@ LIBOMP_FILTER = r"(tine_busy|libomp)/"
 # (workload, input) measured for peak RSS; T1L/T3L only with --full.
 MEMORY = [("fib", "32"), ("uts", "T1"), ("uts", "T3"), ("heat", "2048"), ("knapsack", "46"),
           ("fft", "22"), ("cilksort", "10000000"), ("quicksort", "10000000"),
-          ("primes", "4000000"), ("mandelbrot", "1024")]
+          ("primes", "4000000"), ("mandelbrot", "1024"), ("strassen", "1024")]
 MEMORY_FULL = [("uts", "T1L"), ("uts", "T3L")]
 LIBS = [("serial", [1]), ("tine_inline", [1]), ("tine_busy", [1, 2]), ("tine_lazy", [1, 2]),
         ("tbb", [1, 2]), ("gomp", [1, 2]), ("libomp", [1, 2])]
