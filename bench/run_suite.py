@@ -41,6 +41,8 @@ TIMING = {
     "primes": r"",
     "mandelbrot": r"",
     "strassen": r"",
+    "lu": r"",
+    "cholesky": r"",
 }
 TIMING_FULL = {"uts": r"^uts/(T1L|T1L\*|T3L|T3L\*)/"}
 LIBOMP_FILTER = r"(tine_busy|libomp)/"
@@ -48,7 +50,8 @@ LIBOMP_FILTER = r"(tine_busy|libomp)/"
 # (workload, input) measured for peak RSS; T1L/T3L only with --full.
 MEMORY = [("fib", "32"), ("uts", "T1"), ("uts", "T3"), ("heat", "2048"), ("knapsack", "46"),
           ("fft", "22"), ("cilksort", "10000000"), ("quicksort", "10000000"),
-          ("primes", "4000000"), ("mandelbrot", "1024"), ("strassen", "1024")]
+          ("primes", "4000000"), ("mandelbrot", "1024"), ("strassen", "1024"), ("lu", "1024"),
+          ("cholesky", "2048")]
 MEMORY_FULL = [("uts", "T1L"), ("uts", "T3L")]
 LIBS = [("serial", [1]), ("tine_inline", [1]), ("tine_busy", [1, 2]), ("tine_lazy", [1, 2]),
         ("tbb", [1, 2]), ("gomp", [1, 2]), ("libomp", [1, 2])]
