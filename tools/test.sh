@@ -154,21 +154,24 @@ rc=$?
 echo "=== tools/check_openmpi.sh exited $rc"
 checks+=(--check "openmpi=$rc")
 
-# The trace viewer (tools/trace_view.py) in headless Chromium: the page shows what the trace holds
-# (about 10 s, plus about 30 s to install chromium the first time).
+# The trace viewer (tools/trace_view.py) in headless Chromium: the page shows what the trace and
+# the work/span analysis hold (about a minute; two on a busy machine; plus about 30 s to install
+# chromium the first time).
 if [ "${TINE_SKIP_TRACE_VIEWER:-0}" != 1 ]; then
   echo "=== tools/check_trace_viewer.sh"
   tools/check_trace_viewer.sh </dev/null
   rc=$?
   echo "=== tools/check_trace_viewer.sh exited $rc"
   checks+=(--check "trace-viewer=$rc")
-  # And a real trace: examples/trace_demo's, written by tine's trace observer.
-  echo "=== tools/check_trace_viewer.sh on examples/trace_demo's trace"
+  # And a real trace and analysis: examples/trace_demo's, written by tine's trace observer, with
+  # examples/analyze_demo's, written by tine::analysis::write_json, beside it.
+  echo "=== tools/check_trace_viewer.sh on examples/trace_demo's trace and analyze_demo's analysis"
   bazel run "${common[@]}" //examples:trace_demo -- "$out/trace_demo.json" 27 2 </dev/null &&
-    tools/check_trace_viewer.sh "$out/trace_demo.json" </dev/null
+    bazel run "${common[@]}" //examples:analyze_demo -- "$out/analysis.json" </dev/null &&
+    tools/check_trace_viewer.sh "$out/trace_demo.json" --analysis "$out/analysis.json" </dev/null
   rc=$?
-  echo "=== tools/check_trace_viewer.sh on examples/trace_demo's trace exited $rc"
-  checks+=(--check "trace-viewer examples/trace_demo=$rc")
+  echo "=== tools/check_trace_viewer.sh on the demos' trace and analysis exited $rc"
+  checks+=(--check "trace-viewer examples/trace_demo and analyze_demo=$rc")
 fi
 
 # The automatic fallback: a machine without hwloc builds the flat topology, with a notice.

@@ -8,13 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <tine/algorithms/reduce.hpp>
+#include <tine/algorithms/sort.hpp>
 #include <tine/analysis/analyze.hpp>
 #include <tine/analysis/region.hpp>
 #include <tine/core/core.hpp>
@@ -366,4 +369,57 @@ BOOST_AUTO_TEST_CASE(an_analyzer_is_a_scheduler_for_blocking_calls) {
   BOOST_TEST_REQUIRE(a.problems().size() == 1U);
   BOOST_TEST(a.problems()[0] ==
              "1 of the 3 runs had another graph than the first and were not used");
+}
+
+namespace {
+
+// [docs:analysis_regions]
+tine::task<> copy_then_sort(const std::vector<double>& source) {
+  std::vector<double> v;
+  {
+    tine::region r("copy");
+    v = source;
+  }
+  tine::region r("sort");
+  co_await tine::call(tine::async::sort, v);
+}
+// [docs:analysis_regions end]
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_documentation_examples_run) {
+  std::vector<double> source(200'000);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (double& x : source) {
+    x = uniform(rng);
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "tine_analyze_docs";
+  std::filesystem::create_directories(dir);
+  const std::string page = (dir / "sort.html").string();
+  // [docs:analyze_sort]
+  tine::analysis_options options;
+  options.name = "copy, then tine::sort";
+  options.repeats = 3;  // each strand's shortest time over three runs
+  tine::analysis a = tine::analyze(options, copy_then_sort, source);
+  a.print(std::cout);
+  a.write_html(page);  // the curves, offline
+  // [docs:analyze_sort end]
+  BOOST_TEST_REQUIRE(a.regions().size() == 2U);
+  BOOST_TEST(a.regions()[0].name == "copy");
+  BOOST_TEST(a.regions()[0].parallelism() == 1.0);  // one strand: work is span
+  BOOST_TEST(a.regions()[1].name == "sort");
+  BOOST_TEST(a.regions()[1].parallelism() > 2);
+  BOOST_TEST(std::filesystem::file_size(page) > 1000U);
+  std::filesystem::remove_all(dir);
+
+  // [docs:analyzer_scheduler]
+  tine::analyzer an;  // a scheduler: code that takes one is analysed as it is
+  std::vector<double> values(1'000'000, 0.5);
+  double sum = tine::reduce(an, values, 0.0, std::plus<>{});
+  tine::analysis r = an.result();
+  // [docs:analyzer_scheduler end]
+  BOOST_TEST(sum == 500'000.0);
+  BOOST_TEST(r.forks() > 0U);
+  BOOST_TEST(r.parallelism() > 1);
 }
