@@ -26,17 +26,22 @@
 /// (tests/distributed/global_vector_test.cpp runs it.)
 ///
 /// The rules (docs/distributed.md, "Global memory"):
-/// - A checkout of elements all held by the task's rank is a pointer to them, copying nothing;
-///   otherwise the elements are copied from the ranks that hold them (`access::read`,
-///   `access::read_write`) into a buffer, and written back where they are held at the checkin
-///   (`access::write`, `access::read_write`), which returns once the writes are complete. No
-///   cache yet: each checkout of other ranks' elements fetches them.
+/// - The ranks of one machine (as the pool's topology draws machines: TINE_MPI_RANKS_PER_MACHINE
+///   can split one) hold their blocks in shared memory and map each other's. A checkout of
+///   elements all in one block mapped on the task's rank, its own or another's of its machine,
+///   is a pointer to them, copying nothing (`global_span::in_place` says so). Otherwise the
+///   elements are copied into a buffer from the ranks that hold them (`access::read`,
+///   `access::read_write`; small reads of other machines' elements through this process's block
+///   cache, block_cache.hpp), and written back where they are held at the checkin
+///   (`access::write`, `access::read_write`), which returns once the writes are complete.
 /// - So a data-race-free program (no two strands that may run at once write the same element,
 ///   or one writes what the other reads) sees what it would on one machine: every write is in
 ///   place when its strand checks in, before anything that follows it in the fork-join order
-///   can check out.
+///   (its parent after the join, a child forked later) can check out, and the cache never serves
+///   such a strand an older copy.
 /// - A checkout is valid until its view ends; do not keep one across a fork, call, join or other
-///   `co_await`. Elements are trivially copyable.
+///   `co_await` (a checked build stops the program when a task awaits a fork, call, join or
+///   resume_on holding one). Elements are trivially copyable.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
