@@ -247,7 +247,6 @@ struct fft_workload {
       return "the transform differs from the serial one";
     }
     return serial_checked(k, ref);
-    return "";
   }
 };
 

@@ -18,6 +18,7 @@
 ///   static std::uint64_t tasks(const input&);    // tasks (recursive invocations) per run
 ///   static std::string check(const input&, const result& got, const result& serial);
 ///                                                // "" if right, else what is wrong
+///   static constexpr bool plain_checks_against_serial = true;   // optional: see plain_main
 ///
 /// and its source ends with TINE_BENCH_MAIN(W). Each binary has five modes:
 ///   (default)           Google Benchmark: every library x worker count x input, side by side;
@@ -286,9 +287,16 @@ int plain_main(int argc, char** argv) {
   int workers = std::atoi(arg_value(argc, argv, "workers", "1").c_str());
   int reps = std::atoi(arg_value(argc, argv, "reps", "1").c_str());
   auto in = W::parse(arg_value(argc, argv, "input", W::show(W::smoke_input())));
+  // A workload whose only check is against the serial result (a digest of a grid, an image)
+  // says so, and its serial run is made first, untimed; the others check themselves against
+  // what they know (reference counts, a closed form, invariants) without one.
+  std::optional<typename W::result> reference;
+  if constexpr (requires { W::plain_checks_against_serial; }) {
+    reference = W::serial(in);
+  }
   int status = 0;
   with_library<W>({*l, workers}, in, reps, [&](const auto& r, double secs) {
-    std::string err = W::check(in, r, r);  // self-check only (reference counts, invariants)
+    std::string err = W::check(in, r, reference ? *reference : r);
     std::printf("%s input=%s lib=%s workers=%d seconds=%.6f ns_per_task=%.3f %s\n", W::name,
                 W::show(in).c_str(), lib_name(*l), workers, secs,
                 secs * 1e9 / static_cast<double>(W::tasks(in)), err.empty() ? "ok" : err.c_str());
