@@ -147,7 +147,7 @@ if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then
 fi
 
 # The distributed layer on Open MPI (the Bazel suite's MPI is MPICH): built with CMake against
-# Open MPI, its foundation's test programs on 1 and 2 ranks (about a minute).
+# Open MPI, its test programs on 1 and 2 ranks, global memory's included (about five minutes).
 echo "=== tools/check_openmpi.sh"
 tools/check_openmpi.sh </dev/null
 rc=$?
