@@ -125,15 +125,20 @@ tine::task<int> knap_tine(const item* e, int c, int n, int v, best_so_far* best)
   co_return r;
 }
 
+// TBB and OpenMP run a spawned task later (the caller goes on), tine at once (its continuation
+// waits): each spawns the branch that the serial search takes second, so that on one worker all
+// of them search in the serial order and prune alike. (Spawning the branch without the item, as
+// tine forks it, made the peers take the item first: on one worker they visited far fewer nodes
+// than the serial search, which was a different computation, not a faster runtime.)
 int knap_tbb(const item* e, int c, int n, int v, best_so_far& best) {
   int out = 0;
   if (leaf(e, c, n, v, best, out)) {
     return out;
   }
-  int without = 0;
+  int with = 0;
   tbb::task_group g;
-  g.run([&] { without = knap_tbb(e + 1, c, n - 1, v, best); });
-  const int with = knap_tbb(e + 1, c - e->weight, n - 1, v + e->value, best);
+  g.run([&] { with = knap_tbb(e + 1, c - e->weight, n - 1, v + e->value, best); });
+  const int without = knap_tbb(e + 1, c, n - 1, v, best);
   g.wait();
   const int r = std::max(with, without);
   best.offer(r);
@@ -145,10 +150,10 @@ int knap_omp(const item* e, int c, int n, int v, best_so_far& best) {
   if (leaf(e, c, n, v, best, out)) {
     return out;
   }
-  int without = 0;
-#pragma omp task default(none) shared(without, best) firstprivate(e, c, n, v)
-  without = knap_omp(e + 1, c, n - 1, v, best);
-  const int with = knap_omp(e + 1, c - e->weight, n - 1, v + e->value, best);
+  int with = 0;
+#pragma omp task default(none) shared(with, best) firstprivate(e, c, n, v)
+  with = knap_omp(e + 1, c - e->weight, n - 1, v + e->value, best);
+  const int without = knap_omp(e + 1, c, n - 1, v, best);
 #pragma omp taskwait
   const int r = std::max(with, without);
   best.offer(r);
