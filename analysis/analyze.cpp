@@ -24,7 +24,7 @@ struct analyzer::state {
                    : o.unit_strands  ? 0
                                      : measure_steal_cost()),
         worker(64, owner_fence::none),
-        recorder(worker, static_cast<std::uint64_t>(std::llround(steal_cost / spt)), o.unit_strands,
+        recorder(static_cast<std::uint64_t>(std::llround(steal_cost / spt)), o.unit_strands,
                  o.repeats > 1) {}
 
   analysis_options options;
@@ -67,7 +67,6 @@ void analyzer::schedule(submit_node* node) {
     m->busy.store(false, std::memory_order_release);
     throw;
   }
-  w.request_offer();
   detail::tls_recorder = &m->recorder;
   m->recorder.start();
   w.run_submitted(node);

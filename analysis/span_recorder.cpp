@@ -17,10 +17,8 @@ double thread_cpu_seconds() noexcept {
 
 }  // namespace
 
-span_recorder::span_recorder(worker_context& ctx, std::uint64_t burden, bool unit,
-                             bool store) noexcept
-    : m_ctx(ctx),
-      m_burden(burden),
+span_recorder::span_recorder(std::uint64_t burden, bool unit, bool store) noexcept
+    : m_burden(burden),
       m_unit(unit),
       m_store(store),
       m_seconds_per_tick(unit ? 1 : seconds_per_tick()),
@@ -180,13 +178,14 @@ bool span_recorder::offer(frame* parent, void* child, deque<frame*>&) {
     m_frames.push_back(parent);  // a called task (or the root) forks for the first time
   }
   m_frames.push_back(frame_of(std::coroutine_handle<>::from_address(child)));
-  // relaxed: only this worker reads or writes the frame's attention (the run is serial).
-  parent->attention.fetch_or(frame::observed, std::memory_order_relaxed);
+  // relaxed load and store: only this worker reads or writes the frame's attention (the run is
+  // serial, and no exception is stored while it forks).
+  parent->attention.store(parent->attention.load(std::memory_order_relaxed) | frame::observed,
+                          std::memory_order_relaxed);
   m_held.push_back(parent);
   if (m_first_run) {
     ++m_forks;
   }
-  m_ctx.request_offer();  // the next fork comes here too
   return true;
 }
 
@@ -204,6 +203,14 @@ void span_recorder::observed(frame* f, bool at_end) noexcept {
     strand_ends(point::join);
     if (m_first_run) {
       ++m_joins;
+    }
+    if (f->kind == frame_kind::fork && !m_unit) {
+      // Its end needs no event when strands are timed: all its children have joined, and its
+      // record lasts until its parent takes the continuation back, so the rest of its strand is
+      // timed with its return. Its end then takes the fast path, until it forks again. (Counting
+      // strands, its end still ends one, as the closed forms in the docs count them.)
+      f->attention.store(f->attention.load(std::memory_order_relaxed) & ~frame::observed,
+                         std::memory_order_relaxed);
     }
   } else if (f->kind == frame_kind::fork) {
     strand_ends(point::fork_end);  // popped when its parent takes the continuation back

@@ -5,13 +5,14 @@
 /// How tine::analyze measures work and span: a worker backend (core/worker_backend.hpp) on the
 /// one worker that runs the analysed computation, in serial order.
 ///
-/// The recorder takes every fork's continuation (`offer`) and gives it back when the child
-/// returns (`take_back`), and it marks every frame that forks as observed, so that its joins
-/// and its end reach `observed`. Those are the points where chains of strands split and meet;
-/// between two of them the worker runs one strand, which is timed. Each point becomes an event
-/// (what happened, and how long the strand before it lasted), which `apply` turns into chains:
-/// every frame that forked has a record on a stack, holding the chain that ends at its current
-/// strand (`path`) and the longest chain through the children it forked since its last join
+/// The recorder is offered every fork's continuation (`offer`), takes it, and gives it back when
+/// the child returns (`take_back`); it marks every frame that forks as observed, so that its joins
+/// and its end reach `observed` (a forked frame is unmarked at its join: its end is its parent's
+/// `take_back`, which needs nothing more). Those are the points where chains of strands split and
+/// meet; between two of them the worker runs one strand, which is timed. Each point becomes an
+/// event (what happened, and how long the strand before it lasted), which `apply` turns into
+/// chains: every frame that forked has a record on a stack, holding the chain that ends at its
+/// current strand (`path`) and the longest chain through the children it forked since its last join
 /// (`children`). In serial order:
 /// - a fork ends the parent's strand; the child's chain starts where the parent's stands;
 /// - a child's return gives its chain to the parent's `children` (a child's record, pushed at
@@ -70,10 +71,11 @@ struct strand_chain {
 
 class span_recorder final : public worker_backend {
  public:
-  /// Records on `ctx`'s worker (bound to the calling thread), charging `burden` ticks per fork
-  /// to the burdened span; `unit`: every strand lasts one tick (the graph's shape alone);
-  /// `store`: keep the events, for runs to be compared (runs_agree) before they are applied.
-  span_recorder(worker_context& ctx, std::uint64_t burden, bool unit, bool store) noexcept;
+  /// Records on the worker it is installed on (bound to the calling thread), charging `burden`
+  /// ticks per fork to the burdened span; `unit`: every strand lasts one tick (the graph's shape
+  /// alone); `store`: keep the events, for runs to be compared (keep_shorter) before they are
+  /// applied.
+  span_recorder(std::uint64_t burden, bool unit, bool store) noexcept;
 
   /// Starts a run; the root is about to run.
   void start() noexcept;
@@ -89,6 +91,7 @@ class span_recorder final : public worker_backend {
   analysis::measures finish(double seconds_per_tick);
 
   bool offer(frame* parent, void* child, deque<frame*>& continuations) override;
+  bool offers_at_every_fork() const noexcept override { return true; }
   frame* take_back() noexcept override;
   void observed(frame* f, bool at_end) noexcept override;
 
@@ -155,7 +158,6 @@ class span_recorder final : public worker_backend {
   /// against the thread's processor time.
   static constexpr double long_strand_seconds = 4e-6;
 
-  worker_context& m_ctx;
   std::uint64_t m_burden;
   bool m_unit;
   bool m_store;

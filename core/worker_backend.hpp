@@ -46,6 +46,10 @@ class worker_backend {
   /// `request_offer()` again. Throws only before taking anything: the fork then fails with it.
   virtual bool offer(detail::frame* parent, void* child, deque<detail::frame*>& continuations) = 0;
 
+  /// True: `offer` is called at every fork while the backend is installed, without asking
+  /// (request_offer); read once, at installation.
+  virtual bool offers_at_every_fork() const noexcept { return false; }
+
   /// The worker's deque is empty at a pop: the newest continuation the backend took by `offer`
   /// and still holds, or null when its thieves took every one.
   virtual detail::frame* take_back() noexcept = 0;
