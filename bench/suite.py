@@ -195,6 +195,11 @@ def run(cmd, timeout):
     return proc.returncode, out, err
 
 
+def home_as_tilde(text):
+    """The commands as recorded: the home directory as ~, so the results name no user's paths."""
+    return text.replace(os.path.expanduser("~") + "/", "~/")
+
+
 def run_cell(bin_dir, program, inp, runtime, p, reps, timeout):
     _, suffix, lib, _ = next(r for r in RUNTIMES if r[0] == runtime)
     exe = os.path.join(bin_dir, "bench", program + suffix)
@@ -202,7 +207,7 @@ def run_cell(bin_dir, program, inp, runtime, p, reps, timeout):
     if reps > 1:
         cmd.append(f"--reps={reps}")
     rec = {"program": program, "input": inp, "runtime": runtime, "workers": p, "binary": program + suffix,
-           "cmd": " ".join(cmd[2:]), "loadavg": loadavg()}
+           "cmd": home_as_tilde(" ".join(cmd[2:])), "loadavg": loadavg()}
     t0 = time.monotonic()
     try:
         rc, stdout, stderr = run(cmd, timeout)
@@ -249,7 +254,7 @@ ANALYSIS_KEYS = {"work_s", "span_s", "burdened_span_s", "parallelism", "burdened
 def run_analysis(bin_dir, program, inp, repeats, workers, timeout):
     exe = os.path.join(bin_dir, "bench", program)
     cmd = [exe, "--analyze", f"--input={inp}", f"--repeats={repeats}", f"--workers={workers}"]
-    rec = {"program": program, "input": inp, "cmd": " ".join(cmd), "loadavg": loadavg()}
+    rec = {"program": program, "input": inp, "cmd": home_as_tilde(" ".join(cmd)), "loadavg": loadavg()}
     t0 = time.monotonic()
     try:
         rc, stdout, stderr = run(cmd, timeout)
@@ -380,7 +385,7 @@ def main(argv=None):
         "suite": "tine classic suite (bench/suite.py)",
         "command": "python3 bench/suite.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": machine(), "env": environment(), "bin_dir": bin_dir,
+        "machine": machine(), "env": environment(), "bin_dir": home_as_tilde(bin_dir),
         "rounds": args.rounds, "seed": args.seed, "reps": args.reps,
         "programs": [{"program": p, "input": i} for p, inputs in programs for i in inputs],
         "runtimes": [{"name": n, "binary_suffix": s, "lib": l, "workers": ws} for n, s, l, ws in runtimes],
