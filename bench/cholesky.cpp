@@ -482,41 +482,12 @@ std::string reconstructs(int n, const std::vector<double>& f) {
   return "";
 }
 
-/// The plain right-looking loop's factor of the whole matrix, and "" if they reconstruct A (else
-/// what is wrong), made once per size and kept: each costs as much as a run.
-struct reference {
-  int n;
-  std::vector<double> factor;
-  std::string verdict;
-};
-
-const reference& reference_for(int n) {
-  static std::vector<std::unique_ptr<reference>> made;
-  for (auto& r : made) {
-    if (r->n == n) {
-      return *r;
-    }
-  }
-  auto r = std::make_unique<reference>();
-  r->n = n;
-  r->factor = factored(n, chol_base);
-  r->verdict = reconstructs(n, r->factor);
-  made.push_back(std::move(r));
-  return *made.back();
-}
-
 struct cholesky_workload {
   static constexpr const char* name = "cholesky";
   using input = int;  // n: an n x n matrix
   using result = std::vector<double>;
 
-  static input parse(std::string_view s) {
-    const int n = std::stoi(std::string(s));
-    if (n < 1 || (n & (n - 1)) != 0) {
-      throw std::invalid_argument("cholesky: n must be a power of two");
-    }
-    return n;
-  }
+  static input parse(std::string_view s) { return bench::power_of_two_input(s, name); }
   static std::string show(input n) { return std::to_string(n); }
   static std::vector<input> bench_inputs() { return {2048}; }
   static std::vector<input> full_inputs() { return {}; }
@@ -538,8 +509,9 @@ struct cholesky_workload {
     // result as `ref`, so this second comparison is what checks it there).
     std::string err = bench::dense_difference(n, got, ref, "L", "the serial run");
     if (err.empty()) {
-      const reference& want = reference_for(n);
-      err = bench::dense_difference(n, got, want.factor, "L", "the plain loop");
+      const bench::dense_reference& want =
+          bench::kept_reference(n, [](int m) { return factored(m, chol_base); }, reconstructs);
+      err = bench::dense_difference(n, got, want.values, "L", "the plain loop");
       if (err.empty()) {
         err = want.verdict;
       }

@@ -2,17 +2,30 @@
 #define TINE_BENCH_DENSE_HPP
 
 /// \file dense.hpp
-/// What the classic suite's dense factorizations (lu, cholesky) share: their input, a diagonally
-/// dominant n x n matrix made once per size, its layout, and the bit-for-bit comparison.
+/// What the classic suite's dense matrix programs share: the size from --input (a power of two),
+/// and for the factorizations (lu, cholesky) their input, a diagonally dominant n x n matrix made
+/// once per size, its layout, the plain loop's result kept per size, and the bit-for-bit
+/// comparison.
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bench {
+
+/// n from `program`'s --input: a power of two, else std::invalid_argument saying so.
+inline int power_of_two_input(std::string_view s, const char* program) {
+  const int n = std::stoi(std::string(s));
+  if (n < 1 || (n & (n - 1)) != 0) {
+    throw std::invalid_argument(std::string(program) + ": n must be a power of two");
+  }
+  return n;
+}
 
 /// Rows are `dense_stride(n)` doubles apart, not n: with n a power of two a block's rows would
 /// all fall into the same few cache sets and evict one another (a 32 x 32 block of a 1024 x 1024
@@ -87,6 +100,31 @@ inline std::string dense_difference(int n, const std::vector<double>& got,
     }
   }
   return "";
+}
+
+/// The plain loop's result for one size, and "" if it reconstructs A (else what is wrong).
+struct dense_reference {
+  int n;
+  std::vector<double> values;
+  std::string verdict;
+};
+
+/// The reference of size n: `values = make(n)`, `verdict = judge(n, values)`, made once per size
+/// and kept, since each costs as much as a run.
+template <class Make, class Judge>
+const dense_reference& kept_reference(int n, Make make, Judge judge) {
+  static std::vector<std::unique_ptr<dense_reference>> made;
+  for (auto& r : made) {
+    if (r->n == n) {
+      return *r;
+    }
+  }
+  auto r = std::make_unique<dense_reference>();
+  r->n = n;
+  r->values = make(n);
+  r->verdict = judge(n, r->values);
+  made.push_back(std::move(r));
+  return *made.back();
 }
 
 /// Unit roundoff of double and Higham's gamma_n = n u / (1 - n u), the factor of the backward

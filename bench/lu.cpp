@@ -487,41 +487,12 @@ std::string reconstructs(int n, const std::vector<double>& f) {
   return "";
 }
 
-/// The plain right-looking loop's factors of the whole matrix, and "" if they reconstruct A (else
-/// what is wrong), made once per size and kept: each costs as much as a run.
-struct reference {
-  int n;
-  std::vector<double> factors;
-  std::string verdict;
-};
-
-const reference& reference_for(int n) {
-  static std::vector<std::unique_ptr<reference>> made;
-  for (auto& r : made) {
-    if (r->n == n) {
-      return *r;
-    }
-  }
-  auto r = std::make_unique<reference>();
-  r->n = n;
-  r->factors = factored(n, lu_base);
-  r->verdict = reconstructs(n, r->factors);
-  made.push_back(std::move(r));
-  return *made.back();
-}
-
 struct lu_workload {
   static constexpr const char* name = "lu";
   using input = int;  // n: an n x n matrix
   using result = std::vector<double>;
 
-  static input parse(std::string_view s) {
-    const int n = std::stoi(std::string(s));
-    if (n < 1 || (n & (n - 1)) != 0) {
-      throw std::invalid_argument("lu: n must be a power of two");
-    }
-    return n;
-  }
+  static input parse(std::string_view s) { return bench::power_of_two_input(s, name); }
   static std::string show(input n) { return std::to_string(n); }
   static std::vector<input> bench_inputs() { return {1024}; }
   static std::vector<input> full_inputs() { return {}; }
@@ -542,8 +513,9 @@ struct lu_workload {
     // result as `ref`, so this second comparison is what checks it there).
     std::string err = bench::dense_difference(n, got, ref, "LU", "the serial run");
     if (err.empty()) {
-      const reference& want = reference_for(n);
-      err = bench::dense_difference(n, got, want.factors, "LU", "the plain loop");
+      const bench::dense_reference& want =
+          bench::kept_reference(n, [](int m) { return factored(m, lu_base); }, reconstructs);
+      err = bench::dense_difference(n, got, want.values, "LU", "the plain loop");
       if (err.empty()) {
         err = want.verdict;
       }

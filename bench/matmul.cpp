@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/dense.hpp"
 #include "bench/harness.hpp"
 
 namespace {
@@ -160,13 +161,7 @@ struct matmul_workload {
   using input = int;
   using result = double;  // checksum of C
 
-  static input parse(std::string_view s) {
-    int n = std::stoi(std::string(s));
-    if (n < 1 || (n & (n - 1)) != 0) {
-      throw std::invalid_argument("matmul: n must be a power of two");
-    }
-    return n;
-  }
+  static input parse(std::string_view s) { return bench::power_of_two_input(s, name); }
   static std::string show(input n) { return std::to_string(n); }
   static std::vector<input> bench_inputs() { return {1024}; }
   static std::vector<input> full_inputs() { return {}; }

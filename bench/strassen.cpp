@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/dense.hpp"
 #include "bench/harness.hpp"
 
 namespace {
@@ -265,13 +266,7 @@ struct strassen_workload {
   using input = int;  // n: n x n matrices
   using result = std::vector<double>;
 
-  static input parse(std::string_view s) {
-    const int n = std::stoi(std::string(s));
-    if (n < 1 || (n & (n - 1)) != 0) {
-      throw std::invalid_argument("strassen: n must be a power of two");
-    }
-    return n;
-  }
+  static input parse(std::string_view s) { return bench::power_of_two_input(s, name); }
   static std::string show(input n) { return std::to_string(n); }
   static std::vector<input> bench_inputs() { return {1024}; }
   static std::vector<input> full_inputs() { return {}; }
