@@ -76,8 +76,10 @@ inline std::atomic<bool> fatal_reported{false};
 /// Misuse that cannot be reported by an exception (for example inside a destructor or on a path
 /// where an exception would lose work) ends the program with a message naming the rule broken.
 /// The message is printed once: when several workers make the same mistake at the same time, the
-/// first one prints and aborts, and the others wait for the abort to end the process.
-[[noreturn]] TINE_NOINLINE inline void fatal(const char* message) noexcept {
+/// first one prints and aborts, and the others wait for the abort to end the process. `detail`
+/// (an exception's what(), say) is printed after the message when given.
+[[noreturn]] TINE_NOINLINE inline void fatal(const char* message,
+                                             const char* detail = nullptr) noexcept {
   // acq_rel: one thread wins; the others never print, whatever the order of their arrivals.
   if (fatal_reported.exchange(true, std::memory_order_acq_rel)) {
     for (;;) {
@@ -86,6 +88,10 @@ inline std::atomic<bool> fatal_reported{false};
   }
   std::fputs("tine: fatal: ", stderr);
   std::fputs(message, stderr);
+  if (detail != nullptr) {
+    std::fputs(": ", stderr);
+    std::fputs(detail, stderr);
+  }
   std::fputc('\n', stderr);
   std::abort();
 }

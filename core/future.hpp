@@ -12,21 +12,27 @@
 /// ```
 ///
 /// - `get()` (once), `wait()`, `wait_for()`, `wait_until()` block the calling thread; on a tine
-///   worker they throw std::logic_error instead (blocking a worker can deadlock its pool): inside a
-///   task, `co_await std::move(f)`.
+///   worker they always throw std::logic_error instead, ready or not (blocking a worker can
+///   deadlock its pool): inside a task, `co_await std::move(f)`.
 /// - `co_await std::move(f)` inside a task suspends the task like a join that waits: the worker
 ///   goes on with other work and the task resumes on its own scheduler when the outcome arrives.
-///   Allowed outside a fork-join scope only (join first), as `resume_on`. From any other C++20
-///   coroutine, `co_await` resumes the coroutine on the thread that completes the future.
+///   Allowed outside a fork-join scope only (join first), as `resume_on`. While it waits, a stop
+///   of the awaiting task's root or stop scope is passed on to the future (its root is asked to
+///   stop too). From any other C++20 coroutine, `co_await` resumes the coroutine on the thread
+///   that completes the future.
 /// - `request_stop()` asks the root's tasks to stop (idempotent; nothing once done; from another
 ///   thread, through a `stop_handle()`, since a future is for one thread at a time):
 ///   forks no longer start children, `tine::stop_requested()` is true in its tasks, and a root
 ///   that has not started does not. The outcome is then `tine::cancelled`, unless the root
 ///   returns a value anyway.
 /// - Destroying a future whose outcome is not there requests a stop and waits, like
-///   `std::jthread` (on a worker it cannot wait: it detaches). `detach()` lets the work go on
-///   alone; the scheduler's destructor still waits for it, and an exception it ends with goes to
-///   the handler set with `tine::set_detached_exception_handler`.
+///   `std::jthread`. On a tine worker it cannot wait: it requests the stop and detaches; checked
+///   builds stop the program there instead when nothing explains the drop (nobody asked the
+///   future's root to stop, the dropping task's own root is not stopped, no exception is
+///   unwinding): a task that forgot to `co_await` its future would otherwise lose the work
+///   silently. `detach()` lets the work go on alone; the scheduler's destructor still waits for
+///   it, and an exception it ends with goes to the handler set with
+///   `tine::set_detached_exception_handler`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -36,6 +42,7 @@
 #include <future>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -44,6 +51,7 @@
 #include <tine/core/frame.hpp>
 #include <tine/core/future_state.hpp>
 #include <tine/core/scheduler_ref.hpp>
+#include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_runtime.hpp>
 
@@ -60,6 +68,37 @@ inline void refuse_blocking_on_worker(const char* function) {
     throw std::logic_error(std::string(function) +
                            ": called on a tine worker thread, which would block it (and could "
                            "deadlock its pool); inside a task use co_await std::move(future)");
+  }
+}
+
+/// Whether `now + d` is past the steady clock's range (computed without overflowing: the
+/// comparison is in double-precision seconds, which are exact enough for the question).
+template <typename Rep, typename Period>
+bool beyond_clock(std::chrono::steady_clock::time_point now,
+                  const std::chrono::duration<Rep, Period>& d) noexcept {
+  using seconds = std::chrono::duration<double>;
+  return seconds(d) >= seconds(std::chrono::steady_clock::time_point::max() - now);
+}
+
+/// A pending future dropped on a worker: true when nothing explains the drop (see the file
+/// comment), which checked builds report.
+inline bool unexplained_drop(const future_state_base& s) noexcept {
+  if (s.context.stop.load(std::memory_order_relaxed) || std::uncaught_exceptions() > 0) {
+    return false;
+  }
+  worker_runtime* rt = read_tls_runtime();
+  const root_context* mine = rt != nullptr ? rt->top()->context : nullptr;
+  return mine == nullptr || !mine->stopped();
+}
+
+/// fatal(), with the exception's what() when it has one.
+[[noreturn]] inline void fatal_with_exception(const char* message, std::exception_ptr e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    fatal(message, x.what());
+  } catch (...) {
+    fatal(message, "(an exception not derived from std::exception)");
   }
 }
 
@@ -91,6 +130,14 @@ struct future_awaitable : future_waiter, submit_node {
   std::atomic<std::size_t>* pending = nullptr;
   strand_views* views = nullptr;  ///< the record of the strand, which waits with the task
 
+  /// Passes a stop of the awaiting task's root (or stop scope) on to the awaited root.
+  struct forward_stop {
+    future_state_base* to;
+    void operator()() const noexcept { to->request_stop(); }
+  };
+  /// Registered while the task waits: from suspension until its arrival.
+  stop_forwarding<forward_stop> stop_link;
+
   future_awaitable(future_state<T>* s, frame* f) noexcept : future_waiter{&notify}, state(s), task(f) {
     run = &arrive;
   }
@@ -121,6 +168,11 @@ struct future_awaitable : future_waiter, submit_node {
 
   bool await_suspend(std::coroutine_handle<>) {
     worker_runtime& rt = runtime();
+    if (root_context* c = rt.top()->context) {
+      // First, so that nothing is to undo if it throws (std::bad_alloc: the context's first
+      // token). Runs at once if the awaiting task's root or scope is already stopped.
+      stop_link.link(c->token(), forward_stop{state});
+    }
     home.emplace(*home_scheduler(rt));
     pending = home->pending_work();
     task->stack = rt.top();
@@ -160,6 +212,7 @@ struct future_awaitable : future_waiter, submit_node {
     }
     rt.stacks().adopt(task->stack);
     rt.views().enter(views);
+    stop_link.reset();
   }
 
   static void notify(future_waiter* w) noexcept {
@@ -175,9 +228,13 @@ struct future_awaitable : future_waiter, submit_node {
 
   static void arrive(submit_node* node) {
     auto* self = static_cast<future_awaitable*>(node);
+    // The awaited root is done: its stop no longer matters. (Waits, should a stop request be
+    // passing it on at this moment on another thread: the state is alive until await_resume.)
+    self->stop_link.reset();
     worker_runtime& rt = runtime();
     rt.stacks().adopt(self->task->stack);
     rt.views().enter(self->views);
+    rt.look_if_stopped();  // the task's root may have been stopped while it waited
     if (self->pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.
       self->pending->fetch_sub(1, std::memory_order_release);
@@ -229,8 +286,10 @@ struct callback_waiter : future_waiter {
     try {
       self->fn();
     } catch (...) {
-      fatal("tine::future::on_complete: the callback threw (it runs on the completing thread, "
-            "where nothing can catch it)");
+      fatal_with_exception(
+          "tine::future::on_complete: the callback threw (it runs on the completing thread, "
+          "where nothing can catch it)",
+          std::current_exception());
     }
     delete self;
   }
@@ -278,7 +337,8 @@ class stop_handle {
 
 template <typename T>
 class [[nodiscard(
-    "a tine::future that is dropped at once stops its work and waits for it; keep it, or call "
+    "a tine::future that is dropped at once stops its work, then waits for it (on a tine "
+    "worker, which must not wait: lets it go, and checked builds stop there); keep it, or call "
     "detach()")]] future {
  public:
   using value_type = T;
@@ -313,16 +373,29 @@ class [[nodiscard(
     m_state->wait();
   }
 
-  /// Blocks until the outcome is there or `d` has passed.
+  /// Blocks until the outcome is there or `d` has passed. A duration too long for the steady
+  /// clock's range (`duration::max()`, say) waits without a limit.
   template <typename Rep, typename Period>
   std::future_status wait_for(const std::chrono::duration<Rep, Period>& d) const {
-    return wait_until(std::chrono::steady_clock::now() + d);
+    check("tine::future::wait_for");
+    const auto now = std::chrono::steady_clock::now();
+    if (detail::beyond_clock(now, d)) {
+      m_state->wait();
+      return std::future_status::ready;
+    }
+    return wait_until(now + std::chrono::ceil<std::chrono::steady_clock::duration>(d));
   }
 
-  /// Blocks until the outcome is there or `deadline`.
+  /// Blocks until the outcome is there or `deadline`. A deadline beyond the clock's range of
+  /// `Clock::now()` plus its duration (`time_point::max()`, say) waits without a limit.
   template <typename Clock, typename Duration>
   std::future_status wait_until(const std::chrono::time_point<Clock, Duration>& deadline) const {
     check("tine::future::wait_until");
+    const auto now = Clock::now();
+    if (deadline > now && detail::beyond_clock(std::chrono::steady_clock::now(), deadline - now)) {
+      m_state->wait();
+      return std::future_status::ready;
+    }
     return m_state->wait_until(deadline) ? std::future_status::ready : std::future_status::timeout;
   }
 
@@ -381,10 +454,25 @@ class [[nodiscard(
   detail::future_awaitable<T> bind(detail::frame& f) && noexcept {
     return detail::future_awaitable<T>(std::exchange(m_state, nullptr), &f);
   }
+  /// `co_await f` on a named future: refused, since awaiting takes the outcome out of the future.
+  template <typename Self = future>
+  detail::future_awaitable<T> bind(detail::frame& f) & noexcept {
+    static_assert(detail::dependent_false<Self>,
+                  "tine::future: write co_await std::move(f): awaiting a future takes its outcome "
+                  "and leaves the future empty, so it must be an rvalue");
+    return std::move(*this).bind(f);
+  }
 
   /// In any other coroutine: resumed on the thread that completes the future.
   detail::future_coroutine_awaiter<T> operator co_await() && noexcept {
     return detail::future_coroutine_awaiter<T>(std::exchange(m_state, nullptr));
+  }
+  template <typename Self = future>
+  detail::future_coroutine_awaiter<T> operator co_await() & noexcept {
+    static_assert(detail::dependent_false<Self>,
+                  "tine::future: write co_await std::move(f): awaiting a future takes its outcome "
+                  "and leaves the future empty, so it must be an rvalue");
+    return std::move(*this).operator co_await();
   }
 
  private:
@@ -397,9 +485,9 @@ class [[nodiscard(
                              ": the future holds no outcome (moved from, already taken, or "
                              "detached)");
     }
-    if (!m_state->ready()) {
-      detail::refuse_blocking_on_worker(function);
-    }
+    // Ready or not: a call that only works when the outcome happens to be there already would
+    // pass in testing and throw under load.
+    detail::refuse_blocking_on_worker(function);
   }
 
   void abandon() noexcept {
@@ -408,11 +496,22 @@ class [[nodiscard(
       return;
     }
     if (!s->ready()) {
-      s->request_stop();
       if (current_worker() != nullptr) {
+#if TINE_CHECKED
+        if (detail::unexplained_drop(*s)) {
+          detail::fatal(
+              "tine::future: a future whose work still runs was dropped on a tine worker without "
+              "being awaited, stopped or detached (a task forgot co_await std::move(f)?); "
+              "co_await it to wait, call f.detach() to let the work run on, or f.request_stop() "
+              "before dropping it to cancel the work. Without checks the work is stopped and "
+              "detached");
+        }
+#endif
+        s->request_stop();
         s->detach();  // a worker must not block: the scheduler's destructor waits instead
         return;
       }
+      s->request_stop();
       s->wait();
     }
     s->release();
@@ -426,6 +525,11 @@ struct future_access {
   template <typename T>
   static future<T> make(future_state<T>* s) noexcept {
     return future<T>(s);
+  }
+  /// The state `f` holds (null: none), left in it.
+  template <typename T>
+  static const future_state<T>* peek(const future<T>& f) noexcept {
+    return f.m_state;
   }
   /// Takes the state (and its reference) out of `f`, which becomes invalid.
   template <typename T>

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -85,9 +86,20 @@ class future_state_base : public root_sink {
     return m_waiter.load(std::memory_order_acquire) == done_marker();
   }
 
+  /// Whether a continuation was registered (set_waiter was called), whether or not it ran.
+  bool has_continuation() const noexcept { return m_continued; }
+
   /// Registers `w` to run when the outcome arrives. False, registering nothing, if it already
-  /// has. Throws std::logic_error if another continuation was registered before.
+  /// has: the caller runs its continuation itself, at once. Throws std::logic_error if a
+  /// continuation was registered before, whether or not the outcome has arrived since (so that
+  /// the mistake shows in every run, not only when the timing is unlucky).
   bool set_waiter(future_waiter* w) {
+    if (m_continued) {
+      throw std::logic_error(
+          "tine::future: it already has a continuation; a future's outcome goes to one place "
+          "(co_await it, when_all it, or give it one on_complete callback)");
+    }
+    m_continued = true;
     void* expected = nullptr;
     // acq_rel: on success our writes (the waiter's fields) reach the completer; on failure we see
     // the outcome.
@@ -95,12 +107,9 @@ class future_state_base : public root_sink {
                                          std::memory_order_acquire)) {
       return true;
     }
-    if (expected == done_marker() || expected == running_marker()) {
-      return false;  // the outcome is published: the caller goes on with it at once
-    }
-    throw std::logic_error(
-        "tine::future: it is already awaited or has a continuation; a future's outcome goes to "
-        "one place (co_await it, when_all it, or give it one on_complete callback)");
+    // Only the outcome can have been published meanwhile: every registration passes the test
+    // of m_continued above, on the one thread that holds the future.
+    return false;  // the caller goes on with the outcome at once
   }
 
   /// Blocks the calling thread until the outcome is there.
@@ -128,15 +137,12 @@ class future_state_base : public root_sink {
 
   /// Asks the root's tasks to stop (root_context.hpp); nothing once the outcome is there.
   void request_stop() noexcept {
-    if (ready() || context.stop.load(std::memory_order_relaxed)) {
+    if (ready()) {
       return;
     }
-    // release: see root_context::stop. Then every worker looks before its next fork.
-    context.stop.store(true, std::memory_order_release);
-    if (on_stop != nullptr) {
+    if (context.request_stop() && on_stop != nullptr) {
       on_stop(this);
     }
-    push_hook_registry::instance().request_checks();
   }
 
   /// What else a stop request does (a when_all's: stop its inputs); null: nothing.
@@ -169,10 +175,15 @@ class future_state_base : public root_sink {
   }
 
  protected:
-  /// `destroy` frees the most derived object.
+  /// `destroy` frees the most derived object; `finish` (null: none) runs first when the root
+  /// ends, before the outcome is published.
   future_state_base(void (*destroy)(future_state_base*) noexcept,
-                    std::atomic<std::size_t>* pending) noexcept
-      : root_sink(&future_state_base::on_complete), m_pending(pending), m_destroy(destroy) {}
+                    std::atomic<std::size_t>* pending,
+                    void (*finish)(future_state_base*) noexcept = nullptr) noexcept
+      : root_sink(&future_state_base::on_complete),
+        m_pending(pending),
+        m_destroy(destroy),
+        m_finish(finish) {}
   ~future_state_base() = default;
 
   /// Publishes the outcome (exception, or the value the derived class holds), runs the
@@ -181,6 +192,9 @@ class future_state_base : public root_sink {
   /// work's reference.
   static void on_complete(root_sink* sink) noexcept {
     auto* self = static_cast<future_state_base*>(sink);
+    if (self->m_finish != nullptr) {
+      self->m_finish(self);
+    }
     std::atomic<std::size_t>* pending = self->m_pending;
     // seq_cst: publishes the outcome (release), takes the waiter (acquire), and orders the load
     // of m_detached after it (see detach()). From here set_waiter hands the outcome over at once.
@@ -247,6 +261,9 @@ class future_state_base : public root_sink {
 
   std::atomic<void*> m_waiter{nullptr};  ///< null, a future_waiter*, running_ or done_marker()
   std::atomic<std::uint32_t> m_refs{2};  ///< the future's, the work's, and stop_handles
+  /// A continuation was registered. Plain: only the thread that holds the future registers
+  /// one (a future is for one thread at a time), and nobody else reads it.
+  bool m_continued = false;
   std::atomic<bool> m_detached{false};
   std::atomic<bool> m_reported{false};
   std::atomic<bool> m_blocked{false};  ///< a thread sleeps (or slept) in wait
@@ -254,6 +271,7 @@ class future_state_base : public root_sink {
   std::condition_variable m_cv;
   std::atomic<std::size_t>* m_pending;  ///< the scheduler's count of pending work, or null
   void (*m_destroy)(future_state_base*) noexcept;
+  void (*m_finish)(future_state_base*) noexcept;
 };
 
 /// Where the value goes.

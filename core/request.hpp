@@ -2,10 +2,11 @@
 #define TINE_CORE_REQUEST_HPP
 
 /// \file request.hpp
-/// What a task may co_await. `tine::fork`, `tine::call`, `tine::join`, `tine::resume_on` and
-/// `tine::stack_alloc` return *requests*: small objects that do nothing until the task awaits
-/// them, when `bind(frame&)` turns them into the awaitable that does the work with the awaiting
-/// task's frame in hand.
+/// What a task may co_await. `tine::fork`, `tine::call`, `tine::join`, `tine::resume_on`,
+/// `tine::stack_alloc` and `tine::dprng::current()` return *requests*, and `tine::future` and
+/// `tine::mpi::checkout` are ones: objects that do nothing until the task awaits them, when
+/// `bind(frame&)` turns them into the awaitable that does the work with the awaiting task's frame
+/// in hand.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -34,6 +34,7 @@ struct moving_task : submit_node {
     worker_runtime& rt = runtime();
     rt.stacks().adopt(f->stack);
     rt.views().enter(self->views);
+    rt.look_if_stopped();
     rt.resume(handle_of(f));
   }
 };

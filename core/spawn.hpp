@@ -11,11 +11,19 @@
 /// Throws std::bad_alloc (no memory for the state), or what `schedule` threw (it did not take
 /// the root); a failure to start the root on the worker (no memory for its frame) reaches the
 /// future as its exception.
+///
+/// `tine::spawn(token, sched, fn, args...)` also links the root's stop to a `std::stop_token`:
+/// the root is asked to stop when the token is (from the moment of the call until the root
+/// ends). Inside a task, `tine::spawn(tine::get_stop_token(), tine::current_scheduler(), fn,
+/// args...)` starts work that is stopped with the spawning task's root or stop scope; a plain
+/// `spawn` starts an independent root, which only its own future (or stop_handle) stops.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <atomic>
 #include <functional>
+#include <memory>
+#include <stop_token>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -26,6 +34,8 @@
 #include <tine/core/future.hpp>
 #include <tine/core/future_state.hpp>
 #include <tine/core/scheduler_ref.hpp>
+#include <tine/core/start_root.hpp>
+#include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>
 #include <tine/core/worker_runtime.hpp>
@@ -40,20 +50,37 @@ struct spawned_value<task<T>> {
   using type = T;
 };
 
-/// The root's state: its future's, plus the callable, the arguments and the submission.
+/// The root's state: its future's, plus the callable, the arguments, the submission, and the
+/// link to a stop token the root was spawned with.
 template <typename T, typename F, typename... Args>
 class spawn_state final : public future_state<T>, public submit_node {
  public:
   template <typename G, typename... A>
   spawn_state(std::atomic<std::size_t>* pending, G&& fn, A&&... args)
-      : future_state<T>(&destroy, pending),
+      : future_state<T>(&destroy, pending, &finish),
         m_fn(std::forward<G>(fn)),
         m_args(std::forward<A>(args)...) {
     run = &start;
+    starts_root = true;
   }
 
+  /// Asks the root to stop when `token` is; at once if it already is. Before the root is
+  /// scheduled (the link is ended by the root's end, on the worker).
+  void link(const std::stop_token& token) noexcept { m_link.link(token, stop_this{this}); }
+
  private:
+  struct stop_this {
+    future_state_base* state;
+    void operator()() const noexcept { state->request_stop(); }
+  };
+
   static void destroy(future_state_base* s) noexcept { delete static_cast<spawn_state*>(s); }
+
+  /// The root ended: the token no longer concerns it (waits for a callback running now), then
+  /// the outcome is published.
+  static void finish(future_state_base* s) noexcept {
+    static_cast<spawn_state*>(s)->m_link.reset();
+  }
 
   static void start(submit_node* node) {
     auto* self = static_cast<spawn_state*>(node);
@@ -63,41 +90,24 @@ class spawn_state final : public future_state<T>, public submit_node {
       self->complete();
       return;
     }
-    promise<T>* p = nullptr;
-    try {
-      auto t = std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); },
-                          self->m_args);
-      p = task_access::release(t);
-    } catch (...) {
-      // Creating the task failed (no memory, or an argument's copy threw): report, do not hang.
-      self->exception = std::current_exception();
-      self->complete();
-      return;
-    }
+    T* result = nullptr;
     if constexpr (!std::is_void_v<T>) {
-      p->set_result(&self->value);
+      result = &self->value;
     }
-    p->frame_header.kind = frame_kind::root;
-    p->frame_header.root = self;
-    worker_runtime& rt = runtime();
-    rt.enter(&self->context);
-    rt.views().begin_root();
-    rt.resume(handle_of(&p->frame_header));
+    start_root<T>(self, result, [self] {
+      return std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); },
+                        self->m_args);
+    });
   }
 
   F m_fn;
   std::tuple<Args...> m_args;
+  stop_forwarding<stop_this> m_link;
 };
 
-}  // namespace detail
-
-/// Starts `fn(args...)` on `sched` and returns its future (see the file comment).
+/// spawn, with the root's stop linked to `token` (null: none).
 template <typename S, typename F, typename... Args>
-requires scheduler<std::remove_cvref_t<S>>
-[[nodiscard(
-    "tine::spawn returns a future: dropping it at once stops the work and waits for it; keep "
-    "it, or call detach()")]] auto
-spawn(S&& sched, F&& fn, Args&&... args) {
+auto spawn_linked(const std::stop_token* token, S&& sched, F&& fn, Args&&... args) {
   using Fn = std::decay_t<F>;
   static_assert(std::is_invocable_v<Fn&, std::decay_t<Args>&...>,
                 "tine::spawn(sched, fn, args...): fn cannot be called with these arguments "
@@ -109,34 +119,58 @@ spawn(S&& sched, F&& fn, Args&&... args) {
                   "tine::spawn(sched, fn, args...): fn(args...) must return tine::task<T>: only "
                   "a coroutine returning tine::task<T> can run on a scheduler");
     if constexpr (task_type<R>) {
-      using T = typename detail::spawned_value<R>::type;
+      using T = typename spawned_value<R>::type;
       static_assert(std::is_void_v<T> ||
                         (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
                     "tine::spawn: the root task's return type must be default-constructible and "
                     "move-assignable (the future holds one that the task assigns)");
       const scheduler_ref target(sched);  // (a scheduler_ref is copied)
       std::atomic<std::size_t>* pending = target.pending_work();
-      auto* state = new detail::spawn_state<T, Fn, std::decay_t<Args>...>(
+      auto state = std::make_unique<spawn_state<T, Fn, std::decay_t<Args>...>>(
           pending, std::forward<F>(fn), std::forward<Args>(args)...);
       state->context.scheduler.emplace(target);
+      if (token != nullptr) {
+        state->link(*token);  // noexcept; stops the root at once if the token is stopped
+      }
       if (pending != nullptr) {
         // relaxed: the scheduler's destructor runs after this call returns, or not at all
         // while it holds the root; complete() releases.
         pending->fetch_add(1, std::memory_order_relaxed);
       }
       try {
-        target.schedule(state);
+        target.schedule(state.get());
       } catch (...) {
         // It did not take the root: nothing runs, nothing is pending.
         if (pending != nullptr) {
           pending->fetch_sub(1, std::memory_order_relaxed);
         }
-        delete state;
         throw;
       }
-      return detail::future_access::make<T>(state);
+      return future_access::make<T>(state.release());
     }
   }
+}
+
+}  // namespace detail
+
+/// Starts `fn(args...)` on `sched` and returns its future (see the file comment).
+template <typename S, typename F, typename... Args>
+requires scheduler<std::remove_cvref_t<S>>
+[[nodiscard(
+    "tine::spawn returns a future: dropping it at once stops the work (and, off a tine worker, "
+    "waits for it); keep it, or call detach()")]] auto
+spawn(S&& sched, F&& fn, Args&&... args) {
+  return detail::spawn_linked(nullptr, sched, std::forward<F>(fn), std::forward<Args>(args)...);
+}
+
+/// As above, and the root is asked to stop when `token` is (see the file comment).
+template <typename S, typename F, typename... Args>
+requires scheduler<std::remove_cvref_t<S>>
+[[nodiscard(
+    "tine::spawn returns a future: dropping it at once stops the work (and, off a tine worker, "
+    "waits for it); keep it, or call detach()")]] auto
+spawn(std::stop_token token, S&& sched, F&& fn, Args&&... args) {
+  return detail::spawn_linked(&token, sched, std::forward<F>(fn), std::forward<Args>(args)...);
 }
 
 }  // namespace tine

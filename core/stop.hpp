@@ -18,10 +18,18 @@
 /// and so the root ends with `tine::cancelled` unless its tasks catch it and return a value
 /// anyway. A `call` still runs its child (it is part of the calling task's own work).
 /// Continuations that other processes took (`tine::mpi_pool`) are not reached by stops.
+///
+/// A stop reaches further, in the standard's vocabulary: `tine::get_stop_token()` is a
+/// `std::stop_token` of the task's innermost stop scope (or root), so a `std::stop_callback` on
+/// it passes the stop on to anything (an I/O request, another runtime's work); a future a task
+/// awaits is stopped with the task's scope; and a root started with a token,
+/// `tine::spawn(token, sched, fn, args...)` or `tine::sync_wait(token, sched, fn, args...)`, is
+/// stopped when the token is (docs/application.md, "What a stop reaches").
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <atomic>
+#include <stop_token>
 
 #include <tine/core/cancelled.hpp>
 #include <tine/core/push_checks.hpp>
@@ -52,12 +60,24 @@ inline bool request_stop() noexcept {
   if (c == nullptr) {
     return false;
   }
-  if (!c->stop.load(std::memory_order_relaxed)) {
-    // release: see root_context::stop. Then every worker looks before its next fork.
-    c->stop.store(true, std::memory_order_release);
-    detail::push_hook_registry::instance().request_checks();
-  }
+  c->request_stop();  // then every worker looks before its next fork, and callbacks run here
   return true;
+}
+
+/// A `std::stop_token` that is stopped when the calling task's innermost stop scope, its root or
+/// an enclosing scope is asked to stop (as `stop_requested()` turns true); outside a task, or in
+/// one no stop reaches, a token that is never stopped. Register a `std::stop_callback` on it to
+/// pass a stop on: the callback runs on the thread that requests the stop (any thread, a worker
+/// included), so it should be short and must not block. The token may outlive the task; once its
+/// root has ended it is never stopped. Throws std::bad_alloc (a scope's first token allocates
+/// its `std::stop_source`).
+inline std::stop_token get_stop_token() {
+  detail::worker_runtime* rt = detail::read_tls_runtime();
+  if (rt == nullptr) {
+    return {};
+  }
+  const detail::root_context* c = rt->top()->context;
+  return c != nullptr ? c->token() : std::stop_token();
 }
 
 }  // namespace tine

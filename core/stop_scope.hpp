@@ -13,10 +13,14 @@
 ///
 /// Call (or fork) `tine::stop_scope` with the task function and its arguments. Inside the
 /// subtree, `tine::request_stop()` stops the scope: its forks no longer start children and its
-/// tasks see `tine::stop_requested()`; the scope then ends with what is stored, and the caller
-/// receives `std::nullopt` (for a task returning void: `false`) instead of the value (`true`).
-/// A stop of an enclosing scope or of the root reaches the tasks inside too, and comes out of the
-/// scope as `tine::cancelled`. Exceptions pass through.
+/// tasks see `tine::stop_requested()`. When the subtree has ended, the scope decides, in this
+/// order:
+/// - an exception other than `tine::cancelled` passes through;
+/// - if the root or an enclosing scope was asked to stop by then, it throws `tine::cancelled`
+///   (the enclosing stop comes out of the scope, whether or not a fork inside saw it);
+/// - if the scope itself was asked to stop by then, the caller receives `std::nullopt` (for a
+///   task returning void: `false`), whether or not a fork inside saw the request;
+/// - otherwise the value (`true`).
 ///
 /// Cost: a scope's tasks begin a stacklet of their own (the cached one above the caller's, or a
 /// new one), so that they and thieves of their continuations find the scope (root_context.hpp);
@@ -65,14 +69,24 @@ struct stop_scope_fn {
       }
     } catch (const cancelled&) {
       end_scope_stacklet(runtime().top(), &scope);
-      // relaxed: the scope's own tasks stored it before the cancelled they threw came here.
+      // acquire (in stopped() and here): the request that caused it is seen; the subtree has
+      // joined, and the stop was requested before the cancelled it caused was thrown.
       if ((scope.parent != nullptr && scope.parent->stopped()) ||
-          !scope.stop.load(std::memory_order_relaxed)) {
+          !scope.stop.load(std::memory_order_acquire)) {
         throw;  // an enclosing stop, or a cancelled this scope did not cause
       }
+      co_return scope_result<T>{};
     } catch (...) {
       end_scope_stacklet(runtime().top(), &scope);
       throw;
+    }
+    // The subtree completed. A stop requested meanwhile that no fork saw (after the last fork,
+    // say) is still reported: the rule must not depend on where the request fell.
+    if (scope.parent != nullptr && scope.parent->stopped()) {
+      throw cancelled();
+    }
+    if (scope.stop.load(std::memory_order_acquire)) {
+      co_return scope_result<T>{};
     }
     co_return result;
   }

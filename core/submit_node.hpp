@@ -2,8 +2,8 @@
 #define TINE_CORE_SUBMIT_NODE_HPP
 
 /// \file submit_node.hpp
-/// The unit of work a scheduler receives from outside its workers: a root task from sync_wait, or
-/// a task moving itself with resume_on.
+/// The unit of work a scheduler receives: a root task from sync_wait or spawn, or a task coming
+/// back (moving itself with resume_on, or resuming after the future it awaited completed).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -16,6 +16,12 @@ namespace tine {
 struct submit_node {
   submit_node* next = nullptr;          ///< Link used by submission queues.
   void (*run)(submit_node*) = nullptr;  ///< What running the node means (set by tine).
+  /// A hint for where to queue it: true for a new root (spawn, sync_wait), which any worker may
+  /// as well start; false for a task coming back, which a worker submitting it to its own
+  /// scheduler may keep (its stack is warm there). tine's pools send a new root that one of their
+  /// workers spawns to the queue all workers take from, so that work spawned beside a task runs
+  /// beside it rather than after it.
+  bool starts_root = false;
 };
 
 }  // namespace tine

@@ -14,15 +14,19 @@
 #include <coroutine>
 #include <functional>
 #include <stdexcept>
+#include <stop_token>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <tine/core/callable_check.hpp>
+#include <tine/core/cancelled.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/root_sink.hpp>
+#include <tine/core/start_root.hpp>
+#include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>
 
@@ -48,35 +52,65 @@ struct root_job : submit_node, waiting_sink, root_result<T> {
 
   root_job(F&& f, Args&&... a) : fn(std::forward<F>(f)), args(std::forward<Args>(a)...) {
     run = &root_job::start;
+    starts_root = true;
   }
 
   static void start(submit_node* node) {
     auto* self = static_cast<root_job*>(node);
-    promise<T>* p = nullptr;
-    try {
-      auto t = std::apply(
+    if (self->context.stop.load(std::memory_order_acquire)) {
+      // Stopped (through its token) before it started: it never does.
+      self->exception = std::make_exception_ptr(cancelled());
+      self->complete();
+      return;
+    }
+    T* result = nullptr;
+    if constexpr (!std::is_void_v<T>) {
+      result = &self->value;
+    }
+    start_root<T>(self, result, [self] {
+      return std::apply(
           [self](Args&&... a) {
             return std::invoke(std::forward<F>(self->fn), std::forward<Args>(a)...);
           },
           std::move(self->args));
-      p = task_access::release(t);
-    } catch (...) {
-      // Creating the task failed (no memory, or an argument's copy threw): report, do not hang.
-      self->exception = std::current_exception();
-      self->complete();
-      return;
-    }
-    if constexpr (!std::is_void_v<T>) {
-      p->set_result(&self->value);
-    }
-    p->frame_header.kind = frame_kind::root;
-    p->frame_header.root = self;
-    worker_runtime& rt = runtime();
-    rt.enter(&self->context);
-    rt.views().begin_root();
-    rt.resume(handle_of(&p->frame_header));
+    });
   }
 };
+
+/// Stops a root's context when a std::stop_token is stopped.
+struct stop_root {
+  root_context* context;
+  void operator()() const noexcept { context->request_stop(); }
+};
+
+/// Runs `fn(args...)` on `sched` and waits for it with the root's stop linked to `token`
+/// (null: none); see the public overloads, which check `fn` and `args` first.
+template <scheduler S, typename F, typename... Args>
+auto sync_wait_linked(const std::stop_token* token, S& sched, F&& fn, Args&&... args) {
+  using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
+  if (current_worker() != nullptr) {
+    throw std::logic_error(
+        "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
+        "co_await tine::call(&result, fn, args...) instead");
+  }
+  root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
+  job.context.scheduler.emplace(sched);
+  // Declared after the job, so destroyed before it: once the root is done, a stop of the
+  // token no longer reaches its context (reset waits for a callback running now).
+  stop_forwarding<stop_root> link;
+  if (token != nullptr) {
+    link.link(*token, stop_root{&job.context});  // runs at once if already stopped
+  }
+  sched.schedule(&job);
+  job.wait();
+  link.reset();
+  if (job.exception) {
+    std::rethrow_exception(job.exception);
+  }
+  if constexpr (!std::is_void_v<T>) {
+    return std::move(job.value);
+  }
+}
 
 }  // namespace detail
 
@@ -88,22 +122,21 @@ struct root_job : submit_node, waiting_sink, root_result<T> {
 template <scheduler S, typename F, typename... Args>
 auto sync_wait(S& sched, F&& fn, Args&&... args) {
   if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
-    using T = typename detail::task_value<std::invoke_result_t<F, Args...>>::type;
-    if (current_worker() != nullptr) {
-      throw std::logic_error(
-          "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
-          "co_await tine::call(&result, fn, args...) instead");
-    }
-    detail::root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
-    job.context.scheduler.emplace(sched);
-    sched.schedule(&job);
-    job.wait();
-    if (job.exception) {
-      std::rethrow_exception(job.exception);
-    }
-    if constexpr (!std::is_void_v<T>) {
-      return std::move(job.value);
-    }
+    return detail::sync_wait_linked(nullptr, sched, std::forward<F>(fn),
+                                    std::forward<Args>(args)...);
+  } else {
+    detail::explain_refusal<F, Args...>();
+  }
+}
+
+/// As above, and the root is asked to stop (as by `tine::request_stop()`) when `token` is: from
+/// another thread, say, while this one waits. A root stopped before it started never starts and
+/// ends with `tine::cancelled`.
+template <scheduler S, typename F, typename... Args>
+auto sync_wait(std::stop_token token, S& sched, F&& fn, Args&&... args) {
+  if constexpr (detail::check_task_function<detail::entry::sync_wait, void, F, Args...>()) {
+    return detail::sync_wait_linked(&token, sched, std::forward<F>(fn),
+                                    std::forward<Args>(args)...);
   } else {
     detail::explain_refusal<F, Args...>();
   }

@@ -137,10 +137,15 @@ struct promise_base {
                "co_return (the children may refer to locals that returning destroys)");
   }
 
-  // The awaitable is returned by value: GCC 12 copies an awaiter returned by reference.
+  // The awaitable is returned by value: GCC 12 copies an awaiter returned by reference. A
+  // request awaited as an lvalue is bound as one where it says how (a named future refuses).
   template <request R>
   auto await_transform(R&& r) {
-    return std::move(r).bind(frame_header);
+    if constexpr (std::is_lvalue_reference_v<R> && requires { r.bind(frame_header); }) {
+      return r.bind(frame_header);
+    } else {
+      return std::move(r).bind(frame_header);
+    }
   }
 
   template <typename A>
@@ -148,8 +153,9 @@ struct promise_base {
     static_assert(
         dependent_false<A>,
         "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
-        "tine::resume_on and tine::stack_alloc; other awaitables could resume the task on "
-        "a thread that is not a worker");
+        "tine::resume_on, tine::stack_alloc, tine::dprng::current(), a tine::future (as "
+        "std::move(f)) and tine::mpi::checkout; other awaitables could resume the task on a "
+        "thread that is not a worker");
   }
 };
 

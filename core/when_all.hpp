@@ -7,7 +7,10 @@
 /// `std::vector` for the vector form); if some failed, it ends with the exception of the first of
 /// them in argument order, once all are done. It takes the futures over: each one's continuation
 /// is this one (so they cannot be awaited or given a callback besides), and `request_stop()` on
-/// the result stops them all.
+/// the result stops them all. A future that holds no outcome, or already has a continuation (an
+/// `on_complete` callback), is refused with std::logic_error before anything is taken: the
+/// futures given are then dropped as the caller's own would be (their work is stopped and waited
+/// for, or on a worker let go).
 ///
 /// ```
 /// tine::future<std::tuple<long, long>> both = tine::when_all(tine::spawn(a, fib, 30),
@@ -76,8 +79,9 @@ class when_all_state final : public future_state<Value> {
     }
   }
 
-  /// Registers every input's continuation; call once the state is owned by its future.
-  void start() {
+  /// Registers every input's continuation; call once the state is owned by its future. Cannot
+  /// throw: the inputs were checked to have no continuation (check_inputs).
+  void start() noexcept {
     std::size_t i = 0;
     for_each_input([&](future_state_base* in) {
       input_waiter* w = &m_waiters[i++];
@@ -111,6 +115,20 @@ class when_all_state final : public future_state<Value> {
   std::vector<input_waiter> m_waiters;
 };
 
+/// Refuses what when_all cannot take, before it takes anything.
+template <typename T>
+void check_input(const future<T>& f, const future_state_base* state) {
+  if (!f.valid()) {
+    throw std::logic_error("tine::when_all: a future holds no outcome (moved from, taken or "
+                           "detached)");
+  }
+  if (state->has_continuation()) {
+    throw std::logic_error(
+        "tine::when_all: a future already has a continuation (an on_complete callback); a "
+        "future's outcome goes to one place");
+  }
+}
+
 }  // namespace detail
 
 /// One future for `futures...` (see the file comment).
@@ -118,10 +136,7 @@ template <typename... T>
 [[nodiscard]] future<std::tuple<detail::when_all_value<T>...>> when_all(future<T>... futures) {
   using Value = std::tuple<detail::when_all_value<T>...>;
   using Inputs = std::tuple<detail::future_state<T>*...>;
-  if (!(futures.valid() && ...)) {
-    throw std::logic_error("tine::when_all: a future holds no outcome (moved from, taken or "
-                           "detached)");
-  }
+  (detail::check_input(futures, detail::future_access::peek(futures)), ...);
   auto* state = new detail::when_all_state<Value, Inputs>(sizeof...(T));
   state->m_inputs = Inputs(detail::future_access::release(futures)...);
   state->gather = [](detail::when_all_state<Value, Inputs>* s) {
@@ -160,10 +175,7 @@ template <typename T>
   Inputs inputs;
   inputs.reserve(futures.size());
   for (auto& f : futures) {
-    if (!f.valid()) {
-      throw std::logic_error("tine::when_all: a future holds no outcome (moved from, taken or "
-                             "detached)");
-    }
+    detail::check_input(f, detail::future_access::peek(f));
   }
   const std::size_t n = futures.size();
   auto* state = new detail::when_all_state<Value, Inputs>(n);

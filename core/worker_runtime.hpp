@@ -153,6 +153,16 @@ class worker_runtime {
     }
   }
 
+  /// Owner, resuming a task that waited away from any worker (resume_on, a future): if its root
+  /// or stop scope was asked to stop meanwhile, its forks look first (this worker's marker may
+  /// have been taken by other work since the request).
+  void look_if_stopped() noexcept {
+    const root_context* context = top()->context;
+    if (context != nullptr && context->stopped()) {
+      request_check();
+    }
+  }
+
   /// A strand arrives at the join of `f`, which a thief took: the installed backend counts it,
   /// or the core's counter in the frame (join_counter.hpp). True if it arrived last.
   bool count_arrival(frame* f, join_arrival& a) noexcept {

@@ -30,9 +30,9 @@ namespace tine {
 
 /// A work-stealing pool whose workers never sleep.
 ///
-/// - `schedule(node)` (any thread): a worker of this pool submitting (a task moving back here)
-///   queues on itself; anyone else queues on the pool's shared queue, which every worker takes
-///   from. `worker(i).schedule(node)` queues on worker i, which alone runs it.
+/// - `schedule(node)` (any thread): a worker of this pool submitting a task coming back here
+///   queues on itself; new roots (spawned by its tasks) and anyone else's submissions go to the
+///   pool's shared queue, which every worker takes from. `worker(i).schedule(node)` queues on worker i, which alone runs it.
 /// - Each worker loops: one look for work (pool_base::look_for_work: a submission of its own
 ///   queue or of the shared queue, or one continuation from a victim named by `Policy`, its own
 ///   deque first; after a submission the next look is a steal attempt, so submissions never

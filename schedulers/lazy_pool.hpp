@@ -92,9 +92,10 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
   /// Waits until every piece of work given to the pool has finished, then stops the workers.
   ~lazy_pool() { this->shutdown("lazy_pool"); }
 
-  /// Queues `node` for the pool; any thread. From one of the pool's own workers (a task moving
-  /// back here) it stays with that worker; from elsewhere it goes to the shared queue, and a
-  /// sleeping worker is woken to take it (any worker that looks first may).
+  /// Queues `node` for the pool; any thread. From one of the pool's own workers, a task coming
+  /// back here stays with that worker; a new root (spawned by a task here), or a node from
+  /// elsewhere, goes to the shared queue, and a sleeping worker is woken to take it (any worker
+  /// that looks first may).
   void schedule(submit_node* node) noexcept {
     if (this->place(node) == this->size()) {
       wake_for_shared();

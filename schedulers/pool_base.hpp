@@ -305,13 +305,15 @@ class pool_base {
         "its workers, and would never run; keep a pool alive until every use of it has returned");
   }
 
-  /// Queues a plain schedule()'s `node`: a worker of this pool queues on itself (a task moving
-  /// back to this pool stays local, and its worker is awake); anyone else's submission goes to
-  /// the shared queue, which every worker looks at, so that no busy worker holds it up. Returns
-  /// the worker whose own queue took it, or size() for the shared queue.
+  /// Queues a plain schedule()'s `node`: a worker of this pool queues a task coming back on
+  /// itself (it stays local, and its worker is awake); a new root (submit_node::starts_root: a
+  /// spawn from a task of this pool) and anyone else's submission go to the shared queue, which
+  /// every worker looks at, so that no busy worker holds it up (a worker that spawned two roots
+  /// would otherwise run them one after the other). Returns the worker whose own queue took it,
+  /// or size() for the shared queue.
   std::size_t place(submit_node* node) noexcept {
     check_alive();
-    if (const pool_identity me = read_pool_identity(); me.pool == this) {
+    if (const pool_identity me = read_pool_identity(); me.pool == this && !node->starts_root) {
       (void)slot(me.index).context.submit(node);
       return me.index;
     }

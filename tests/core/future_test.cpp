@@ -184,11 +184,49 @@ BOOST_AUTO_TEST_CASE(blocking_on_a_worker_is_refused) {
     } catch (const std::logic_error& e) {
       what = e.what();
     }
+    f.request_stop();  // dropped pending on a worker: stopped on purpose
     co_return what;
   };
   const std::string what = tine::sync_wait(pool, try_get);
   BOOST_TEST(what.find("tine::future::get: called on a tine worker thread") == 0);
   BOOST_TEST(what.find("co_await std::move(future)") != std::string::npos);
+}
+
+// Roots a task spawns on its own pool run beside each other, on other workers: two roots that
+// each wait (without forking) until both have started finish only if they run at once.
+std::atomic<int> rendezvous{0};
+
+tine::task<int> meet(int expected) {
+  rendezvous.fetch_add(1);
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (rendezvous.load() < expected && std::chrono::steady_clock::now() < until) {
+  }
+  co_return rendezvous.load() >= expected ? 1 : 0;
+}
+
+tine::task<int> spawns_beside_itself(int n) {
+  std::vector<tine::future<int>> fs;
+  for (int i = 0; i < n; ++i) {
+    fs.push_back(tine::spawn(tine::current_scheduler(), meet, n));
+  }
+  int met = 0;
+  for (int v : co_await tine::when_all(std::move(fs))) {
+    met += v;
+  }
+  co_return met;
+}
+
+BOOST_AUTO_TEST_CASE(roots_spawned_by_a_task_run_beside_each_other) {
+  {
+    tine::busy_pool<> pool(3);
+    rendezvous.store(0);
+    BOOST_TEST(tine::sync_wait(pool, spawns_beside_itself, 3) == 3);
+  }
+  {
+    tine::lazy_pool<> pool(3);
+    rendezvous.store(0);
+    BOOST_TEST(tine::sync_wait(pool, spawns_beside_itself, 3) == 3);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(dropped_early_stops_and_waits) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -87,6 +88,25 @@ tine::task<long> first_match(int depth, long k) {
   co_return completed ? -1 : found.load();
 }
 // [docs:search end]
+
+// [docs:forward]
+// Work of another runtime, with its own way to be cancelled.
+struct outside_request {
+  std::atomic<bool> cancelled{false};
+  void cancel() { cancelled.store(true); }
+};
+
+tine::task<long> guarded(outside_request* req, node n) {
+  // Runs on the thread that stops this task's root or scope: short, and never blocking.
+  std::stop_callback forward(tine::get_stop_token(), [req] { req->cancel(); });
+  // Stopped with this task's root or scope, whether or not it is awaited.
+  tine::future<long> helper =
+      tine::spawn(tine::get_stop_token(), tine::current_scheduler(), branch, n);
+  long here = 0;
+  co_await tine::call(&here, branch, node{n.depth - 1, 2 * n.id});
+  co_return here + co_await std::move(helper);
+}
+// [docs:forward end]
 
 // [docs:siblings]
 tine::task<int> parse(std::string text) {
@@ -200,6 +220,34 @@ BOOST_AUTO_TEST_CASE(stop_a_subtree) {
   const long found = tine::sync_wait(pool, first_match, 20, 4097);
   BOOST_TEST(found % 4097 == 0);
   BOOST_TEST(found > 0);
+  // The only match is the last leaf in serial order (ids 7 to 14 at depth 3): its stop comes
+  // after every fork of the scope, and is reported all the same.
+  tine::inline_scheduler inl;
+  BOOST_TEST(tine::sync_wait(inl, first_match, 3, 14) == 14);
+  BOOST_TEST(tine::sync_wait(pool, first_match, 3, 14) == 14);
+  tine::busy_pool<> one(1);
+  BOOST_TEST(tine::sync_wait(one, first_match, 3, 14) == 14);
+  BOOST_TEST(tine::sync_wait(inl, first_match, 3, 15) == -1);  // no match: completed
+}
+
+BOOST_AUTO_TEST_CASE(forward_a_stop) {
+  using namespace app;
+  tine::lazy_pool<> pool;
+  outside_request request;
+  // [docs:cancel-button]
+  std::stop_source cancel_button;  // pressed from another thread, a GUI's, say
+  std::thread gui([&cancel_button] {
+    std::this_thread::sleep_for(20ms);
+    cancel_button.request_stop();
+  });
+  try {
+    (void)tine::sync_wait(cancel_button.get_token(), pool, guarded, &request, node{40, 1});
+  } catch (const tine::cancelled&) {
+    // the root, its helper and the outside request were all asked to stop
+  }
+  gui.join();
+  // [docs:cancel-button end]
+  BOOST_TEST(request.cancelled.load());
 }
 
 BOOST_AUTO_TEST_CASE(siblings_of_a_child_that_threw) {
