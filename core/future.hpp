@@ -28,8 +28,8 @@
 /// - Destroying a future whose outcome is not there requests a stop and waits, like
 ///   `std::jthread`. On a tine worker it cannot wait: it requests the stop and detaches; checked
 ///   builds stop the program there instead when nothing explains the drop (nobody asked the
-///   future's root to stop, the dropping task's own root is not stopped, no exception is
-///   unwinding): a task that forgot to `co_await` its future would otherwise lose the work
+///   future's root to stop, it has no on_complete callback, the dropping task's own root is not
+///   stopped, no exception is unwinding): a task that forgot to `co_await` its future would otherwise lose the work
 ///   silently. `detach()` lets the work go on alone; the scheduler's destructor still waits for
 ///   it, and an exception it ends with goes to the handler set with
 ///   `tine::set_detached_exception_handler`.
@@ -83,7 +83,9 @@ bool beyond_clock(std::chrono::steady_clock::time_point now,
 /// A pending future dropped on a worker: true when nothing explains the drop (see the file
 /// comment), which checked builds report.
 inline bool unexplained_drop(const future_state_base& s) noexcept {
-  if (s.context.stop.load(std::memory_order_relaxed) || std::uncaught_exceptions() > 0) {
+  // A continuation (an on_complete callback) still hears of the outcome.
+  if (s.context.stop.load(std::memory_order_relaxed) || s.has_continuation() ||
+      std::uncaught_exceptions() > 0) {
     return false;
   }
   worker_runtime* rt = read_tls_runtime();
@@ -99,6 +101,16 @@ inline bool unexplained_drop(const future_state_base& s) noexcept {
     fatal(message, x.what());
   } catch (...) {
     fatal(message, "(an exception not derived from std::exception)");
+  }
+}
+
+/// An await is a continuation too: refused where one was registered, even if the outcome is
+/// there already and the await would not register anything.
+inline void refuse_second_continuation(const future_state_base& s) {
+  if (s.has_continuation()) {
+    throw std::logic_error(
+        "tine::future: it already has a continuation; a future's outcome goes to one place "
+        "(co_await it, when_all it, or give it one on_complete callback)");
   }
 }
 
@@ -147,6 +159,7 @@ struct future_awaitable : future_waiter, submit_node {
       throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
                              "from, already taken, or detached)");
     }
+    refuse_second_continuation(*state);
     if (task->in_scope) {
       throw std::logic_error(
           "tine::future: a task cannot await a future between a fork and its join; co_await "
@@ -257,6 +270,7 @@ struct future_coroutine_awaiter : future_waiter {
       throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
                              "from, already taken, or detached)");
     }
+    refuse_second_continuation(*state);
     return state->ready();
   }
   bool await_suspend(std::coroutine_handle<> h) {
