@@ -123,6 +123,7 @@ struct future_awaitable : future_waiter, submit_node {
     worker_runtime& rt = runtime();
     home.emplace(*home_scheduler(rt));
     pending = home->pending_work();
+    rt.hand_over(task);  // a check set here goes with the task and those waiting on it
     task->stack = rt.top();
     worker_stacks::prepare_to_park(task->stack);
     rt.stacks().park();
@@ -177,6 +178,7 @@ struct future_awaitable : future_waiter, submit_node {
     auto* self = static_cast<future_awaitable*>(node);
     worker_runtime& rt = runtime();
     rt.stacks().adopt(self->task->stack);
+    rt.take_over(self->task);  // a stop requested while it waited: its forks look first
     rt.views().enter(self->views);
     if (self->pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.
