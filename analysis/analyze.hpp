@@ -16,10 +16,12 @@
 /// an.result().print(std::cout);
 /// ```
 /// The tasks run as on a one-worker scheduler: forks, calls, joins, stack allocations,
-/// exceptions, reducers and tine's algorithms work as anywhere. They must stay on the calling
+/// exceptions, stops, reducers and tine's algorithms work as anywhere, and as there a fork after a
+/// sibling threw, or after its stop scope or root was asked to stop (tine::request_stop inside a
+/// task), starts no child (and is not in the graph). They must stay on the calling
 /// thread: submitting work to the analyzer from inside (resume_on, spawn, awaiting a future that
 /// resumes through it) ends the program with a message; a task that moves to another scheduler
-/// is measured only while it runs here. Stop requests do not reach the analysed tasks. Timing
+/// is measured only while it runs here. Timing
 /// every strand makes a run slower than an uninstrumented one (bench/README.md gives the
 /// measured factors); the measures are each strand's own time, less the time its thread spent
 /// off the processor.

@@ -24,6 +24,7 @@
 #include <tine/schedulers/inline_scheduler.hpp>
 
 #include "tests/core/death.hpp"
+#include "tests/core/fork_programs.hpp"
 
 namespace {
 
@@ -369,6 +370,148 @@ BOOST_AUTO_TEST_CASE(an_analyzer_is_a_scheduler_for_blocking_calls) {
   BOOST_TEST_REQUIRE(a.problems().size() == 1U);
   BOOST_TEST(a.problems()[0] ==
              "1 of the 3 runs had another graph than the first and were not used");
+}
+
+namespace {
+
+tine::task<> throwing_leaf(bool really) {
+  if (really) {
+    throw std::runtime_error("leaf");
+  }
+  co_return;
+}
+
+tine::task<> counted_leaf(int* started) {
+  ++*started;
+  co_return;
+}
+
+// Forks a child that throws, then two more, and returns how many of those two started.
+tine::task<int> forks_after_a_throw() {
+  int started = 0;
+  try {
+    co_await tine::fork(throwing_leaf, true);
+    co_await tine::fork(counted_leaf, &started);
+    co_await tine::fork(counted_leaf, &started);
+    co_await tine::join();
+  } catch (const std::runtime_error&) {
+  }
+  co_return started;
+}
+
+tine::task<> stops_its_scope() {
+  BOOST_TEST(tine::request_stop());
+  BOOST_TEST(tine::stop_requested());
+  co_return;
+}
+
+tine::task<> stopped_body(int* started) {
+  co_await tine::fork(stops_its_scope);
+  co_await tine::fork(counted_leaf, started);
+  co_await tine::fork(counted_leaf, started);
+  co_await tine::join();
+}
+
+// A stop scope whose first child asks it to stop: 0 when the scope reports the stop and its later
+// forks started nothing; 100 plus their number when it reports "completed".
+tine::task<int> stop_scope_with_later_forks() {
+  int started = 0;
+  bool completed = false;
+  co_await tine::call(&completed, tine::stop_scope, stopped_body, &started);
+  co_return completed ? 100 + started : started;
+}
+
+tine::analysis_options counting() {
+  tine::analysis_options o;
+  o.unit_strands = true;
+  return o;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_fork_after_a_sibling_threw_starts_no_child_as_on_one_worker) {
+  tine::inline_scheduler one;
+  tine::analyzer an(counting());
+  BOOST_TEST(tine::sync_wait(one, forks_after_a_throw) == 0);
+  BOOST_TEST(tine::sync_wait(an, forks_after_a_throw) == 0);
+  BOOST_TEST(an.result().forks() == 1U);  // the skipped forks are not in the graph
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_scope_stops_its_forks_and_says_so_as_on_one_worker) {
+  tine::inline_scheduler one;
+  tine::analyzer an(counting());
+  BOOST_TEST(tine::sync_wait(one, stop_scope_with_later_forks) == 0);
+  BOOST_TEST(tine::sync_wait(an, stop_scope_with_later_forks) == 0);
+  BOOST_TEST(an.result().forks() == 1U);
+}
+
+// The random programs of the core's test (forks, calls into subtrees that fork, joins, throws
+// and handlers at random nodes), against the serial model of the rule, node for node.
+BOOST_AUTO_TEST_CASE(random_programs_with_exceptions_run_as_on_one_worker) {
+  using namespace tine_tests::fork_programs;
+  tine::analyzer an(counting());
+  const findings f = run_programs(an, true, 50001, 300, 120);
+  BOOST_TEST(f.count == 0U, f.text());
+}
+
+namespace {
+
+tine::task<> region_without_forks() {
+  tine::region r("called, no forks");
+  co_return;
+}
+
+tine::task<> region_around_a_scope() {
+  tine::region r("called, a scope");
+  co_await tine::fork(leaf);
+  co_await tine::call(leaf);
+  co_await tine::join();
+}
+
+// Regions in tasks called inside the caller's fork-join scope: each obeys region.hpp's rule.
+tine::task<> calls_regions_inside_its_scope() {
+  co_await tine::fork(leaf);
+  co_await tine::call(region_without_forks);
+  co_await tine::call(region_around_a_scope);
+  {
+    tine::region r("between a fork and its join, no forks");
+  }
+  co_await tine::join();
+}
+
+// A region that begins inside an open scope and joins it: not around whole scopes.
+tine::task<> region_begun_inside_an_open_scope() {
+  co_await tine::fork(leaf);
+  {
+    tine::region r("straddles");
+    co_await tine::fork(leaf);
+    co_await tine::join();  // joins the fork made before the region began too
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(regions_in_tasks_called_inside_a_scope_are_measured) {
+  const tine::analysis a = tine::analyze(counting(), calls_regions_inside_its_scope);
+  BOOST_TEST(a.problems().empty());
+  BOOST_TEST_REQUIRE(a.regions().size() == 3U);
+  BOOST_TEST(a.regions()[0].name == "called, no forks");
+  BOOST_TEST(a.regions()[1].name == "called, a scope");
+  BOOST_TEST(a.regions()[2].name == "between a fork and its join, no forks");
+  for (const tine::region_summary& r : a.regions()) {
+    BOOST_TEST(r.count == 1U);
+    BOOST_TEST(r.work >= 1.0);
+    BOOST_TEST(r.span >= 1.0);
+    BOOST_TEST(r.span <= r.work);
+  }
+  BOOST_TEST(a.regions()[1].parallelism() > 1.0);  // its fork and call ran side by side
+}
+
+BOOST_AUTO_TEST_CASE(a_region_begun_inside_an_open_scope_is_reported_not_measured) {
+  const tine::analysis a = tine::analyze(counting(), region_begun_inside_an_open_scope);
+  BOOST_TEST(a.regions().empty());
+  BOOST_TEST_REQUIRE(a.problems().size() == 1U);
+  BOOST_TEST(a.problems()[0].find("around whole fork-join scopes") != std::string::npos);
 }
 
 namespace {
