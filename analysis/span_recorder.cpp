@@ -257,8 +257,7 @@ void span_recorder::region_begin(const char* name) {
   }
   strand_ends(point::region_begin, id);
   frame* f = m_frames.back();
-  m_sites.push_back(
-      region_site{id, m_frames.size(), f, m_steps, f != nullptr && f->in_scope});
+  m_sites.push_back(region_site{id, m_frames.size(), f, m_steps, f != nullptr && f->in_scope});
 }
 
 void span_recorder::region_end(const char* name) noexcept {
