@@ -178,7 +178,7 @@ struct future_awaitable : future_waiter, submit_node {
     auto* self = static_cast<future_awaitable*>(node);
     worker_runtime& rt = runtime();
     rt.stacks().adopt(self->task->stack);
-    rt.take_over(self->task);  // a stop requested while it waited: its forks look first
+    rt.resume_moved(self->task);  // a stop requested while it waited: its forks look first
     rt.views().enter(self->views);
     if (self->pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.

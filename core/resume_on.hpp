@@ -33,7 +33,7 @@ struct moving_task : submit_node {
     frame* f = self->task;
     worker_runtime& rt = runtime();
     rt.stacks().adopt(f->stack);
-    rt.take_over(f);  // a stop requested while it moved: its forks look first
+    rt.resume_moved(f);  // a stop requested while it moved: its forks look first
     rt.views().enter(self->views);
     rt.resume(handle_of(f));
   }

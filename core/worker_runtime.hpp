@@ -153,16 +153,26 @@ class worker_runtime {
     }
   }
 
-  /// Owner: the worker begins running `f`, which waited elsewhere: a continuation it stole or
-  /// took back, or a task that moved (resume_on) or awaited a future, whose stack it adopted.
-  /// `f`'s root or stop scope becomes the running stack's; if that was asked to stop, or `f`
-  /// holds an exception that arrived while it waited, forks look first (push_checks.hpp: this
+  /// Owner, on an empty stack: the worker begins running `f`, a continuation it stole or took
+  /// back. `f`'s root or stop scope becomes the running stack's; if that was asked to stop, or
+  /// `f` holds an exception that arrived while it waited, forks look first (push_checks.hpp: this
   /// worker may have used up the check requested for it on other work).
   void take_over(frame* f) noexcept {
     enter(f->stack->context);
     // acquire: the exception of a child that arrived on another worker, stored before its
     // arrival asked every worker to look.
     if (m_relays && f->holds_exception(std::memory_order_acquire)) {
+      request_check();
+    }
+  }
+
+  /// Owner: a task that moved (resume_on) or awaited a future resumes here, on its own stack,
+  /// which this worker adopted (outside a fork-join scope: it holds no exception). If its root
+  /// or stop scope was asked to stop while it waited, forks look first. Reads the stack's header
+  /// only: thieves of continuations on that stack read it at the same time.
+  void resume_moved(const frame* f) noexcept {
+    const root_context* context = f->stack->context;
+    if (context != nullptr && context->stopped()) {
       request_check();
     }
   }
