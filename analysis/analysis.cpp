@@ -105,7 +105,23 @@ void write_file(const std::string& path, const std::string& text, const char* wh
   }
 }
 
-/// The page's chart: speed-up against workers, both on log2 axes from 1 to 256.
+/// The lowest speed-up any curve reaches (1 when none is below 1).
+double lowest_speedup(const analysis& a) {
+  double lowest = 1;
+  for (std::size_t p = 1; p <= max_workers; ++p) {
+    for (const double s : {a.speedup(p), a.speedup_greedy(p), a.speedup_bound(p)}) {
+      if (std::isfinite(s) && s > 0) {
+        lowest = std::min(lowest, s);
+      }
+    }
+  }
+  return lowest;
+}
+
+/// The page's chart: speed-up against workers, both on log2 axes, workers from 1 to 256, speed-up
+/// from 256 down to the power of two at or below the lowest point of any curve (a prediction
+/// below 1, as on a machine whose steals cost more than the strands they split, shows as such),
+/// but not below 2^-10.
 std::string chart_svg(const analysis& a) {
   constexpr double w = 640;
   constexpr double h = 400;
@@ -114,10 +130,11 @@ std::string chart_svg(const analysis& a) {
   constexpr double top = 16;
   constexpr double bottom = 44;
   const double max_log = std::log2(static_cast<double>(max_workers));
+  const double min_log = std::max(-10.0, std::floor(std::log2(lowest_speedup(a))));
   auto x = [&](double p) { return left + (w - left - right) * std::log2(p) / max_log; };
   auto y = [&](double s) {
-    const double l = std::clamp(std::log2(std::max(s, 1.0)), 0.0, max_log);
-    return top + (h - top - bottom) * (1 - l / max_log);
+    const double l = std::clamp(std::log2(std::max(s, 1e-300)), min_log, max_log);
+    return top + (h - top - bottom) * (max_log - l) / (max_log - min_log);
   };
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
@@ -125,15 +142,22 @@ std::string chart_svg(const analysis& a) {
   svg << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
   for (const std::size_t p : shown) {
     const double px = x(static_cast<double>(p));
-    const double py = y(static_cast<double>(p));
     svg << "<line x1=\"" << px << "\" y1=\"" << top << "\" x2=\"" << px << "\" y2=\"" << h - bottom
         << "\" stroke=\"#eee\"/>";
-    svg << "<line x1=\"" << left << "\" y1=\"" << py << "\" x2=\"" << w - right << "\" y2=\"" << py
-        << "\" stroke=\"#eee\"/>\n";
     svg << "<text x=\"" << px << "\" y=\"" << h - bottom + 16
-        << "\" font-size=\"11\" text-anchor=\"middle\">" << p << "</text>";
+        << "\" font-size=\"11\" text-anchor=\"middle\">" << p << "</text>\n";
+  }
+  for (int k = static_cast<int>(min_log); k <= static_cast<int>(max_log); ++k) {
+    const double s = std::ldexp(1.0, k);
+    const double py = y(s);
+    char label[16];
+    std::snprintf(label, sizeof label, "%g", s);
+    // Speed-up 1, where a curve below it loses to one worker, darker when the axis goes below.
+    svg << "<line class=\"speedup-grid\" data-speedup=\"" << label << "\" x1=\"" << left
+        << "\" y1=\"" << py << "\" x2=\"" << w - right << "\" y2=\"" << py << "\" stroke=\""
+        << (k == 0 && min_log < 0 ? "#999" : "#eee") << "\"/>";
     svg << "<text x=\"" << left - 6 << "\" y=\"" << py + 4
-        << "\" font-size=\"11\" text-anchor=\"end\">" << p << "</text>\n";
+        << "\" font-size=\"11\" text-anchor=\"end\">" << label << "</text>\n";
   }
   svg << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 8
       << "\" font-size=\"12\" text-anchor=\"middle\">workers P</text>\n";
@@ -210,6 +234,11 @@ void analysis::print(std::ostream& out) const {
   o << ")\n";
   o << "  burdened span   " << t(m.burdened_span) << "   (a steal costs " << t(m.steal_cost)
     << (m.steal_cost_measured ? ", measured on this machine)\n" : ", as given)\n");
+  if (m.steal_cost_measured) {
+    o << "  steal cost      " << m.steal_cost_batches << " batches of rounds: the two lowest "
+      << number_text(m.steal_cost_agreement) << "x apart, the highest "
+      << number_text(m.steal_cost_spread) << "x the lowest\n";
+  }
   o << "  parallelism     " << number_text(parallelism()) << "   (burdened "
     << number_text(burdened_parallelism()) << ")\n";
   o << "  speed-up on P workers: predicted T1/(T1/P + (1-1/P) burdened span); ceiling "
@@ -244,6 +273,9 @@ void analysis::print(std::ostream& out) const {
   for (const std::string& p : m.problems) {
     o << "  not measured: " << p << '\n';
   }
+  for (const std::string& w : m.warnings) {
+    o << "  warning: " << w << '\n';
+  }
   out << o.str();
 }
 
@@ -254,6 +286,12 @@ void analysis::write_json(const std::string& path) const {
     << ", \"burdened_span\": " << json_number(m.burdened_span)
     << ", \"steal_cost\": " << json_number(m.steal_cost)
     << ", \"steal_cost_measured\": " << (m.steal_cost_measured ? "true" : "false")
+    << ", \"steal_cost_batches\": "
+    << (m.steal_cost_measured ? std::to_string(m.steal_cost_batches) : std::string("null"))
+    << ", \"steal_cost_agreement\": "
+    << (m.steal_cost_measured ? json_number(m.steal_cost_agreement) : std::string("null"))
+    << ", \"steal_cost_spread\": "
+    << (m.steal_cost_measured ? json_number(m.steal_cost_spread) : std::string("null"))
     << ", \"units\": " << (m.units ? "\"strands\"" : "\"seconds\"") << ", \"runs\": " << m.runs
     << ", \"workers\": " << m.workers << ", \"forks\": " << m.forks << ", \"joins\": " << m.joins
     << ", \"critical_strands\": " << m.critical_strands
@@ -276,6 +314,10 @@ void analysis::write_json(const std::string& path) const {
   for (std::size_t i = 0; i < m.problems.size(); ++i) {
     j << (i == 0 ? "" : ", ") << json_string(m.problems[i]);
   }
+  j << "],\n \"warnings\": [";
+  for (std::size_t i = 0; i < m.warnings.size(); ++i) {
+    j << (i == 0 ? "" : ", ") << json_string(m.warnings[i]);
+  }
   j << "]}\n";
   write_file(path, j.str(), "write_json");
 }
@@ -287,9 +329,14 @@ void analysis::write_html(const std::string& path) const {
   page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
        << "<title>tine::analyze: " << html_text(m.name) << "</title>"
        << "<style>body{font-family:sans-serif;margin:24px;color:#222}"
-       << "pre{background:#f6f6f6;padding:12px;font-size:13px}</style></head><body>\n"
-       << "<h1>" << html_text(m.name) << ": how far it scales</h1>\n"
-       << chart_svg(*this) << "<pre>" << html_text(table.str()) << "</pre>\n"
+       << "pre{background:#f6f6f6;padding:12px;font-size:13px}"
+       << ".warning{background:#fff4e5;border-left:4px solid #e8590c;padding:8px 12px}"
+       << "</style></head><body>\n"
+       << "<h1>" << html_text(m.name) << ": how far it scales</h1>\n";
+  for (const std::string& w : m.warnings) {
+    page << "<p class=\"warning\"><strong>Warning:</strong> " << html_text(w) << "</p>\n";
+  }
+  page << chart_svg(*this) << "<pre>" << html_text(table.str()) << "</pre>\n"
        << "<p>Work T1 is the time of all strands; span Tinf the longest chain of dependent "
        << "strands; the burdened span charges each fork's continuation one steal. The prediction "
        << "is Graham's bound for greedy schedulers with the burdened span, "

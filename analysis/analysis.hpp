@@ -50,14 +50,22 @@ class analysis {
     double work = 0;
     double span = 0;
     double burdened_span = 0;
-    double steal_cost = 0;               ///< the cost charged per fork in the burdened span
-    bool steal_cost_measured = false;    ///< measured on this machine (else given by the caller)
+    double steal_cost = 0;             ///< the cost charged per fork in the burdened span
+    bool steal_cost_measured = false;  ///< measured on this machine (else given by the caller)
+    /// When measured (tine::steal_cost_measurement): its batches, the second lowest figure over
+    /// the lowest, and the highest over the lowest.
+    int steal_cost_batches = 0;
+    double steal_cost_agreement = 0;
+    double steal_cost_spread = 0;
     std::uint64_t forks = 0;             ///< forks in the run
     std::uint64_t joins = 0;             ///< explicit joins of frames that forked
     std::uint64_t critical_strands = 0;  ///< strands on the (unburdened) longest chain
     double longest_strand = 0;           ///< the longest strand on that chain
     std::vector<region_summary> regions;
     std::vector<std::string> problems;  ///< regions that could not be measured, and why
+    /// What makes the prediction doubtful, in sentences (a steal cost that could not be measured
+    /// reliably on this machine).
+    std::vector<std::string> warnings;
   };
 
   analysis() = default;
@@ -91,19 +99,24 @@ class analysis {
   const std::vector<region_summary>& regions() const noexcept { return m.regions; }
   /// Regions that could not be measured (each with its reason); empty when all were.
   const std::vector<std::string>& problems() const noexcept { return m.problems; }
+  /// Why the prediction may be wrong; empty when nothing is known against it. print, write_html
+  /// and write_json show them.
+  const std::vector<std::string>& warnings() const noexcept { return m.warnings; }
 
   /// A table: the measures, where the span is spent, the predicted speed-ups and the regions.
   void print(std::ostream& out) const;
-  /// The speed-up curves for 1 to 256 workers and the table, as one HTML page that needs no
-  /// network. Throws std::runtime_error when the file cannot be written.
+  /// The speed-up curves for 1 to 256 workers (the speed-up axis reaches below 1 when a curve
+  /// does) and the table, with the warnings, as one HTML page that needs no network. Throws
+  /// std::runtime_error when the file cannot be written.
   void write_html(const std::string& path) const;
   /// The measures as JSON, which tools/trace_view.py draws (alone or beside a trace): an object
   /// with "tine_analysis": 1, "name", "units" ("seconds" or "strands"), "runs", "work", "span",
   /// "burdened_span", "steal_cost", "steal_cost_measured", "workers", "forks", "joins",
   /// "critical_strands", "longest_strand", "parallelism", "burdened_parallelism", "curve" (for
   /// P = 1 to 256: "p", "predicted", "greedy", "ceiling"), "regions" ("name", "count", "work",
-  /// "span", "burdened_span") and "problems" (strings). Throws std::runtime_error when the file
-  /// cannot be written.
+  /// "span", "burdened_span"), "problems" (strings), "steal_cost_batches",
+  /// "steal_cost_agreement" and "steal_cost_spread" (null when the steal cost was given), and
+  /// "warnings" (strings). Throws std::runtime_error when the file cannot be written.
   void write_json(const std::string& path) const;
 
  private:

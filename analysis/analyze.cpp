@@ -5,7 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -91,6 +94,15 @@ analysis analyzer::result() const {
   measures.name = m->options.name;
   measures.steal_cost = m->steal_cost;
   measures.steal_cost_measured = m->options.steal_cost < 0 && !m->options.unit_strands;
+  if (measures.steal_cost_measured) {
+    const steal_cost_measurement& cost = measure_steal_cost_details();
+    measures.steal_cost_batches = cost.batches;
+    measures.steal_cost_agreement = cost.agreement;
+    measures.steal_cost_spread = cost.spread;
+    if (!cost.warning.empty()) {
+      measures.warnings.push_back(cost.warning);
+    }
+  }
   measures.units = m->options.unit_strands;
   measures.workers = m->worker.worker_count();
   measures.runs = m->options.repeats > 1 ? m->runs - m->differing_runs : 1;
@@ -109,8 +121,7 @@ namespace {
 /// The steal cost's measurement: a root that forks a child which waits until the parent's
 /// continuation runs, which only the other worker can make happen (by stealing it); each round
 /// is a fork, a steal, the child's return and the join, timed from the fork to after the join:
-/// what a stolen fork adds to the chain it is on, when both workers run (the median of the
-/// fastest tenth of the rounds).
+/// what a stolen fork adds to the chain it is on, when both workers run.
 struct steal_probe {
   std::atomic<bool> resumed{false};
   std::vector<std::uint64_t> rounds;
@@ -119,19 +130,30 @@ struct steal_probe {
 task<> probe_child(steal_probe* p) {
   // acquire: pairs with the continuation's release store (nothing else to see; a plain flag).
   for (unsigned spins = 1; !p->resumed.load(std::memory_order_acquire); ++spins) {
-    if (spins % 1024 == 0) {
-      std::this_thread::yield();  // a loaded machine: let the thief's thread run
+    if (spins % (1U << 20) == 0) {
+      // About a millisecond without a steal: the thief's thread is not running (a busy or a
+      // one-core machine). Let it; not sooner, which would break the moments both run.
+      std::this_thread::yield();
     }
   }
   co_return;
 }
 
-task<> probe_root(steal_probe* p, int rounds) {
-  // At least `rounds`; more, up to ten times as many, while the first 200 ms last: on a busy
-  // machine few rounds find both threads running.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-  for (int i = 0; i < rounds || (i < 10 * rounds && std::chrono::steady_clock::now() < until);
-       ++i) {
+/// A batch's figure: the median of its fastest rounds, at most this many.
+constexpr std::size_t fastest = 21;
+
+/// A batch's rounds: 400 whatever they take, and up to 4,000 while the first 50 ms last (on an
+/// idle machine a round takes microseconds); but none begun after 400 ms (on a busy machine a
+/// round can take a scheduler's time slice: the next batch may find the threads running).
+task<> probe_root(steal_probe* p) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  for (int i = 0;; ++i) {
+    const auto now = clock::now();
+    if (i >= 4000 || (i >= 400 && now - start >= std::chrono::milliseconds(50)) ||
+        (i >= 1 && now - start >= std::chrono::milliseconds(400))) {
+      break;
+    }
     p->resumed.store(false, std::memory_order_relaxed);
     const std::uint64_t t0 = ticks();
     co_await fork(probe_child, p);
@@ -145,16 +167,19 @@ struct probe_scheduler {
   void schedule(submit_node*) {}
 };
 
-double measure_once() {
-  constexpr int rounds = 400;
+struct batch {
+  double seconds;  ///< the median of the batch's fastest rounds
+  std::size_t rounds;
+};
+
+batch measure_batch() {
   steal_probe probe;
-  probe.rounds.reserve(10 * rounds);
+  probe.rounds.reserve(4000);
   worker_context a(64, owner_fence::full);
   worker_context b(64, owner_fence::full);
   steal_probe* const target = &probe;
   // Arguments by reference, as sync_wait passes them: these locals outlive the job.
-  root_job<void, task<> (&)(steal_probe*, int), steal_probe* const&, const int&> job(
-      probe_root, target, rounds);
+  root_job<void, task<> (&)(steal_probe*), steal_probe* const&> job(probe_root, target);
   static probe_scheduler none;
   job.context.scheduler.emplace(none);
   std::atomic<bool> finished{false};
@@ -182,20 +207,73 @@ double measure_once() {
   finished.store(true, std::memory_order_relaxed);
   ta.join();
   tb.join();
-  // The median of the fastest tenth of the rounds: rounds whose two threads were both running.
-  // The others show the machine's load, not a steal, and on a machine busy with other work most
-  // rounds are such; the single fastest would be luck (every cache line where it had to be).
+  // The median of the fastest rounds: rounds whose two threads were both running. The others
+  // show the machine's load, not a steal, and on a machine busy with other work most rounds are
+  // such; the single fastest would be luck (every cache line where it had to be).
   std::vector<std::uint64_t> r = probe.rounds;
   std::sort(r.begin(), r.end());
-  return static_cast<double>(r[r.size() / 20]) * seconds_per_tick();
+  const std::size_t k = std::min(fastest, r.size());
+  return {static_cast<double>(r[k / 2]) * seconds_per_tick(), r.size()};
+}
+
+/// A figure no steal between two running threads of one machine reaches (a cross-socket steal
+/// costs microseconds); above it, the rounds timed the machine's load.
+constexpr double implausible_steal_seconds = 100e-6;
+
+std::string microseconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  return buf;
 }
 
 }  // namespace
+
+steal_cost_measurement measure_steal_cost_now() {
+  // Batches until two agree within 1.5x: three at least (one can be slowed by a burst of other
+  // work), ten or two seconds at most.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  constexpr double agreeing = 1.5;
+  std::vector<double> figures;
+  steal_cost_measurement m;
+  auto agree = [&figures] {
+    std::vector<double> f = figures;
+    std::sort(f.begin(), f.end());
+    return f.size() >= 2 && f[1] <= agreeing * f[0];
+  };
+  do {
+    const batch b = measure_batch();
+    figures.push_back(b.seconds);
+    m.rounds += b.rounds;
+  } while (figures.size() < 10 && (figures.size() < 3 || !agree()) &&
+           std::chrono::steady_clock::now() < until);
+  std::sort(figures.begin(), figures.end());
+  m.seconds = figures.front();
+  m.agreement =
+      figures.size() >= 2 ? figures[1] / figures[0] : std::numeric_limits<double>::infinity();
+  m.spread = figures.back() / figures.front();
+  m.batches = static_cast<int>(figures.size());
+  if (!agree()) {
+    m.warning = "the steal cost could not be measured reliably: its " + std::to_string(m.batches) +
+                " batches gave " + microseconds(figures.front()) + " to " +
+                microseconds(figures.back()) +
+                ", the two lowest more than 1.5x apart (the machine is busy); the prediction "
+                "uses " +
+                microseconds(m.seconds) + ": give analysis_options::steal_cost instead";
+  } else if (m.seconds > implausible_steal_seconds) {
+    m.warning = "the measured steal cost, " + microseconds(m.seconds) +
+                ", is far above what a steal costs: the two threads of the measurement seldom "
+                "ran at once (the machine is busy); give analysis_options::steal_cost instead";
+  }
+  return m;
+}
+
 }  // namespace detail
 
-double measure_steal_cost() {
-  static const double cost = detail::measure_once();
-  return cost;
+const steal_cost_measurement& measure_steal_cost_details() {
+  static const steal_cost_measurement m = detail::measure_steal_cost_now();
+  return m;
 }
+
+double measure_steal_cost() { return measure_steal_cost_details().seconds; }
 
 }  // namespace tine

@@ -16,10 +16,12 @@
 /// an.result().print(std::cout);
 /// ```
 /// The tasks run as on a one-worker scheduler: forks, calls, joins, stack allocations,
-/// exceptions, reducers and tine's algorithms work as anywhere. They must stay on the calling
+/// exceptions, stops, reducers and tine's algorithms work as anywhere, and as there a fork after a
+/// sibling threw, or after its stop scope or root was asked to stop (tine::request_stop inside a
+/// task), starts no child (and is not in the graph). They must stay on the calling
 /// thread: submitting work to the analyzer from inside (resume_on, spawn, awaiting a future that
 /// resumes through it) ends the program with a message; a task that moves to another scheduler
-/// is measured only while it runs here. Stop requests do not reach the analysed tasks. Timing
+/// is measured only while it runs here. Timing
 /// every strand makes a run slower than an uninstrumented one (bench/README.md gives the
 /// measured factors); the measures are each strand's own time, less the time its thread spent
 /// off the processor.
@@ -45,8 +47,9 @@ struct analysis_options {
   /// What the report calls the computation.
   std::string name = "analysis";
   /// Seconds charged per fork's continuation in the burdened span (what a steal costs); negative:
-  /// measured on this machine (tine::measure_steal_cost, once per process). Give another
-  /// machine's figure to predict for it.
+  /// measured on this machine (tine::measure_steal_cost, once per process; a figure that cannot
+  /// be trusted comes with a warning in the report). Give another machine's figure to predict
+  /// for it.
   double steal_cost = -1;
   /// What tine::current_worker_count() answers inside the run, which tine's algorithms size
   /// their grain by: the machine the prediction is for. 0: this machine's hardware threads.
@@ -64,11 +67,38 @@ struct analysis_options {
   int repeats = 1;
 };
 
-/// What one steal costs on this machine, in seconds: a fork whose continuation another worker
-/// takes, up to the join, when both workers are running: the median of the fastest tenth of 400
-/// to 4,000 rounds with two threads (measured once per process, in 200 ms or less on an idle
-/// machine; on a machine so busy that two threads seldom run at once, it shows the load too).
+/// What measure_steal_cost() found, and how far to trust it. Rounds of a fork whose continuation
+/// another thread steals, up to the join, are timed in batches, each with two fresh threads; a
+/// batch's figure is the median of its 21 fastest rounds (rounds in which both threads ran: on a
+/// busy machine most do not, and show the load instead). Batches are made until the two lowest
+/// figures agree within 1.5x (three at least, ten at most, in about two seconds at most).
+struct steal_cost_measurement {
+  double seconds = 0;  ///< the lowest batch figure: what one steal costs
+  /// The second lowest batch figure over the lowest: how well the figure was confirmed (at most
+  /// 1.5 when trusted).
+  double agreement = 1;
+  /// The highest batch figure over the lowest (1: all agreed; on a busy machine some batches
+  /// time the load, and this is large).
+  double spread = 1;
+  int batches = 0;         ///< batches made
+  std::size_t rounds = 0;  ///< rounds timed in all
+  /// Empty when the figure can be trusted: two batches agreed within 1.5x, on a figure below
+  /// 100 us (no steal between two running threads of one machine costs that much; such
+  /// figures mean the two threads seldom ran at once). Otherwise why not, in a sentence.
+  std::string warning;
+};
+
+/// What one steal costs on this machine, in seconds (measure_steal_cost_details().seconds).
 double measure_steal_cost();
+
+/// The measurement measure_steal_cost() returns, made once per process (in tens of milliseconds
+/// on an idle machine, up to two seconds on a busy one).
+const steal_cost_measurement& measure_steal_cost_details();
+
+namespace detail {
+/// A new measurement, every call (for tests; tine::analyze uses the process's one).
+steal_cost_measurement measure_steal_cost_now();
+}  // namespace detail
 
 /// A scheduler that runs each root submitted to it at once on the submitting thread (which
 /// blocks until it is done: sync_wait's) and measures it. Unlike tine's other schedulers it

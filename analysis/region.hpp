@@ -14,8 +14,10 @@
 /// }
 /// ```
 /// A region begins and ends in one task, around whole fork-join scopes (its forks joined before
-/// it ends); regions nest like scopes. One that does not is reported in analysis::problems()
-/// rather than measured. Regions of the same name add up (analysis::regions()).
+/// it ends, and no join of a scope opened before it began); regions nest like scopes. The task
+/// may be called inside its caller's scope, and a region may hold no fork at all (a piece of a
+/// strand). One that breaks the rule is reported in analysis::problems() rather than measured.
+/// Regions of the same name add up (analysis::regions()).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -26,6 +26,8 @@ span_recorder::span_recorder(std::uint64_t burden, bool unit, bool store) noexce
 
 void span_recorder::start() noexcept {
   m_frames.assign(1, nullptr);
+  m_last_step.assign(1, 0);
+  m_steps = 0;
   m_held.clear();
   m_sites.clear();
   if (!m_store) {
@@ -169,6 +171,7 @@ bool span_recorder::offer(frame* parent, void* child, deque<frame*>&) {
     }
   };
   room(m_frames, 2);
+  room(m_last_step, 2);
   room(m_held, 1);
   if (!m_store) {
     room(m_records, 2);
@@ -176,8 +179,11 @@ bool span_recorder::offer(frame* parent, void* child, deque<frame*>&) {
   strand_ends(first ? point::first_fork : point::fork);
   if (first) {
     m_frames.push_back(parent);  // a called task (or the root) forks for the first time
+    m_last_step.push_back(0);
   }
+  m_last_step.back() = ++m_steps;
   m_frames.push_back(frame_of(std::coroutine_handle<>::from_address(child)));
+  m_last_step.push_back(0);
   // relaxed load and store: only this worker reads or writes the frame's attention (the run is
   // serial, and no exception is stored while it forks).
   parent->attention.store(parent->attention.load(std::memory_order_relaxed) | frame::observed,
@@ -192,6 +198,7 @@ bool span_recorder::offer(frame* parent, void* child, deque<frame*>&) {
 frame* span_recorder::take_back() noexcept {
   strand_ends(point::child_return);
   m_frames.pop_back();  // the child's record: its chain is its parent's now
+  m_last_step.pop_back();
   frame* parent = m_held.back();
   m_held.pop_back();
   return parent;
@@ -201,6 +208,7 @@ void span_recorder::observed(frame* f, bool at_end) noexcept {
   TINE_ASSERT(m_frames.back() == f, "tine::analyze: a join or end out of serial order");
   if (!at_end) {
     strand_ends(point::join);
+    m_last_step.back() = ++m_steps;
     if (m_first_run) {
       ++m_joins;
     }
@@ -217,6 +225,7 @@ void span_recorder::observed(frame* f, bool at_end) noexcept {
   } else {
     strand_ends(point::call_end);
     m_frames.pop_back();
+    m_last_step.pop_back();
   }
 }
 
@@ -247,7 +256,8 @@ void span_recorder::region_begin(const char* name) {
     m_regions.reserve(m_regions.size() + 1);
   }
   strand_ends(point::region_begin, id);
-  m_sites.push_back(region_site{id, m_frames.size(), m_frames.back()});
+  frame* f = m_frames.back();
+  m_sites.push_back(region_site{id, m_frames.size(), f, m_steps, f != nullptr && f->in_scope});
 }
 
 void span_recorder::region_end(const char* name) noexcept {
@@ -261,15 +271,26 @@ void span_recorder::region_end(const char* name) noexcept {
   const region_site s = m_sites.back();
   m_sites.pop_back();
   frame* here = m_frames.back();
-  // The same record as at the beginning, or one more: the region's task forked for the first
-  // time inside it (its record goes on from the chain the region began on).
-  const bool same_task = (m_frames.size() == s.depth && here == s.f) ||
-                         (m_frames.size() == s.depth + 1 && m_frames[s.depth - 1] == s.f);
-  if (!same_task || (here != nullptr && here->in_scope)) {
+  // Whose region it is. The newest record is the one it began with: either its task had that
+  // record (and forked or joined inside it if that record did since), or its task had none (a
+  // called task, or the root, that had not forked yet) and forked nothing inside it, which
+  // would have given it one. Or there is one record more, its task's, made by its first fork
+  // inside it. A region inside which its task neither forks nor joins holds whole scopes only.
+  const bool same_record = m_frames.size() == s.depth && here == s.f;
+  const bool stepped_inside = same_record && m_last_step.back() > s.steps;
+  const bool first_record = m_frames.size() == s.depth + 1 && m_frames[s.depth - 1] == s.f;
+  const char* problem = nullptr;
+  if (!same_record && !first_record) {
+    problem = "ended in another task than it began";
+  } else if ((stepped_inside || first_record) && here->in_scope) {
+    problem = "ended with forked children not yet joined";
+  } else if (stepped_inside && s.in_scope) {
+    problem = "began between a fork and its join and contains that join";
+  }
+  if (problem != nullptr) {
     if (m_first_run) {
-      note(std::string("region \"") + name +
-           "\" ended in another task than it began, or with forked children not yet joined: a "
-           "region begins and ends in one task, around whole fork-join scopes");
+      note(std::string("region \"") + name + "\" " + problem +
+           ": a region begins and ends in one task, around whole fork-join scopes");
     }
     strand_ends(point::region_drop, s.id);
     return;

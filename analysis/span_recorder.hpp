@@ -92,6 +92,9 @@ class span_recorder final : public worker_backend {
 
   bool offer(frame* parent, void* child, deque<frame*>& continuations) override;
   bool offers_at_every_fork() const noexcept override { return true; }
+  /// The analysed tasks run in this process, in serial order: forks obey stops and a sibling's
+  /// exception as on a one-worker scheduler (a fork that starts no child is not offered).
+  bool checks_forks() const noexcept override { return true; }
   frame* take_back() noexcept override;
   void observed(frame* f, bool at_end) noexcept override;
 
@@ -135,11 +138,15 @@ class span_recorder final : public worker_backend {
     std::uint64_t span = 0;
     std::uint64_t burdened = 0;
   };
-  /// A region as the run saw it, for the checks that it ends where it began.
+  /// A region as the run saw it, for the checks that it ends where it began: the newest record
+  /// then (`depth` records, the last one `f`'s), the forks and joins made so far, and whether
+  /// `f` had forked children not yet joined.
   struct region_site {
     std::uint32_t id;
     std::size_t depth;
     frame* f;
+    std::uint64_t steps;
+    bool in_scope;
   };
 
   /// The running strand ends at `p` (region `id`): its event is applied or stored.
@@ -170,6 +177,9 @@ class span_recorder final : public worker_backend {
   // The run's structure: the frames with records (null: the root before its first fork), the
   // continuations taken at forks, the open regions. Kept while the events are only stored.
   std::vector<frame*> m_frames;
+  /// For each of m_frames, the number of its last fork or join among the run's (0: none yet).
+  std::vector<std::uint64_t> m_last_step;
+  std::uint64_t m_steps = 0;  ///< forks and joins so far in this run
   std::vector<frame*> m_held;
   std::vector<region_site> m_sites;
   std::uint64_t m_forks = 0;

@@ -276,7 +276,7 @@ class worker_context {
       // push (release) / steal (acquire) orders the previous owner's writes before ours. The
       // continuation's root: from the stacklet it recorded when its scope opened.
       ++got.value->steals;
-      m_runtime.enter(got.value->stack->context);
+      m_runtime.take_over(got.value);
       m_runtime.views().begin_stolen(got.value);
       on_steal();
       m_runtime.resume(detail::handle_of(got.value));
@@ -302,7 +302,7 @@ class worker_context {
       return false;
     }
     ++f->steals;  // ours alone now: the deque's pop took it
-    m_runtime.enter(f->stack->context);
+    m_runtime.take_over(f);
     m_runtime.views().begin_stolen(f);
     on_steal();
     m_runtime.resume(detail::handle_of(f));

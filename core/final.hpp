@@ -40,6 +40,7 @@ inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexce
     worker_stacks::prepare_to_park(stack);  // while it is still ours
   }
   rt.views().deposit(f);  // this strand's views wait with f; the count below publishes them
+  rt.hand_over(f);        // a check marker set here goes with f (before the count publishes it)
   if (rt.count_arrival(f, a)) {
     rt.stacks().adopt(stack);
     rt.views().merge(f);  // every strand of f's scope arrived: their views, in serial order
@@ -115,15 +116,23 @@ struct completion {
         arrival.result = returned_result(f);
         arrival.result_bytes = f->result_bytes;
       }
+      // A check used up in f's subtree, perhaps meant for a task that waits on f
+      // (push_checks.hpp): passed to the parent, one frame per end.
+      const bool relay = f->holds_relay();
       handle_of(f).destroy();  // frees the frame: it is the top allocation of this worker's stack
       if (kind == frame_kind::call || resumes_parent_directly(rt, parent)) {
         if (arrival.exception) {
           parent->stash_exception(std::move(arrival.exception));
-          if (parent->in_scope) {
+          if (parent->in_scope || relay) {
             rt.request_check();  // its later forks here do not start children
           }
+        } else if (relay) {
+          rt.relay_to(parent);
         }
         return rt.transfer(handle_of(parent));
+      }
+      if (relay) {
+        parent->set_relay();  // it goes on elsewhere: before the arrival publishes it
       }
       if (std::coroutine_handle<> next = join_stolen_parent(rt, parent, arrival)) {
         return next;

@@ -178,6 +178,7 @@ struct spawn_awaitable {
   TINE_NOINLINE static void child_could_not_start(frame* parent, bool opens_scope) {
     if (parent->steals != 0) {
       parent->stash_exception(std::current_exception());
+      runtime().request_check();  // its later forks start no child (push_checks.hpp)
       return;
     }
     if (opens_scope) {

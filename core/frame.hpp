@@ -148,8 +148,10 @@ struct frame {
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
   /// What the fast paths of a join and of a task's end test in one load, nonzero rarely: bit
   /// `exception_stored`, set once an exception is stored in `running.exception` (the first one
-  /// wins), and bit `observed`, set by a worker backend that watches this frame's joins and end
-  /// (worker_backend::observed; tine::analyze).
+  /// wins); bit `observed`, set by a worker backend that watches this frame's joins and end
+  /// (worker_backend::observed; tine::analyze); and bit `relay`, set when a check meant perhaps
+  /// for a task that waits on this one was used up here, which this task's end passes on
+  /// (push_checks.hpp).
   std::atomic<std::uint8_t> attention{0};
   frame_kind kind = frame_kind::call;
   bool in_scope = false;  ///< Forked since the last join.
@@ -167,6 +169,7 @@ struct frame {
   /// Bits of `attention`.
   static constexpr std::uint8_t exception_stored = 1;
   static constexpr std::uint8_t observed = 2;
+  static constexpr std::uint8_t relay = 4;
 
   /// Whether an exception is stored.
   bool holds_exception(std::memory_order order) const noexcept {
@@ -187,6 +190,16 @@ struct frame {
       }
       ::new (static_cast<void*>(running.exception)) std::exception_ptr(std::move(e));
     }
+  }
+
+  /// Sets bit `relay` (push_checks.hpp). relaxed, and a read-modify-write: other strands may set
+  /// the exception bit at the same time, and whoever reads the bit (the task's end, or a worker
+  /// resuming it) has synchronised with this strand through the deque or the join's counter.
+  void set_relay() noexcept { attention.fetch_or(relay, std::memory_order_relaxed); }
+
+  /// Whether bit `relay` is set (the caller has synchronised with whoever set it).
+  bool holds_relay() const noexcept {
+    return (attention.load(std::memory_order_relaxed) & relay) != 0;
   }
 
   /// `attention` and `kind` read together, as exception_and_kind() returns them for a frame of
@@ -226,11 +239,10 @@ struct frame {
   }
 
  private:
-  // relaxed load and store: the taker has synchronised with every strand that could store an
-  // exception, and only the frame's own worker sets the other bit.
+  // relaxed: the taker has synchronised with every strand that could store an exception. A
+  // read-modify-write, so that no other bit set meanwhile is lost (a cold path).
   void clear_exception_bit() noexcept {
-    attention.store(attention.load(std::memory_order_relaxed) & ~exception_stored,
-                    std::memory_order_relaxed);
+    attention.fetch_and(static_cast<std::uint8_t>(~exception_stored), std::memory_order_relaxed);
   }
 
  public:

@@ -188,6 +188,7 @@ struct future_awaitable : future_waiter, submit_node {
     }
     home.emplace(*home_scheduler(rt));
     pending = home->pending_work();
+    rt.hand_over(task);  // a check set here goes with the task and those waiting on it
     task->stack = rt.top();
     worker_stacks::prepare_to_park(task->stack);
     rt.stacks().park();
@@ -246,8 +247,8 @@ struct future_awaitable : future_waiter, submit_node {
     self->stop_link.reset();
     worker_runtime& rt = runtime();
     rt.stacks().adopt(self->task->stack);
+    rt.resume_moved(self->task);  // a stop requested while it waited: its forks look first
     rt.views().enter(self->views);
-    rt.look_if_stopped();  // the task's root may have been stopped while it waited
     if (self->pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.
       self->pending->fetch_sub(1, std::memory_order_release);

@@ -66,7 +66,7 @@ struct join_awaitable {
   }
 
   /// The join of a frame that needs attention: a worker backend watching it learns of the join,
-  /// then a stored exception is rethrown.
+  /// then a stored exception is rethrown (a relay waits for the task's end: push_checks.hpp).
   TINE_NOINLINE static void attend(frame* f) {
     if ((f->attention.load(std::memory_order_relaxed) & frame::observed) != 0) {
       runtime().backend()->observed(f, false);

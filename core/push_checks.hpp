@@ -14,6 +14,22 @@
 /// is not started. So a fork pays nothing until a stop or an exception happens somewhere, and
 /// then one cold call. (A worker backend asks for its offers with the same marker.)
 ///
+/// The marker stands for every task of the chain the worker runs: the forking task and those
+/// that wait on it (its caller, and the callers and parents it returns to here). A fork whose
+/// task needs nothing must therefore not simply use it up: the check may have been for a task
+/// above it, say one whose child threw and which then called into a subtree that forks. So that
+/// task gets the *relay* bit in its frame's `attention` (frame.hpp), which its end passes on,
+/// one frame per end (final.hpp, `completion::finish`): to a parent that resumes here and holds
+/// an exception, as the marker set again (the parent's next fork looks); to any other parent as
+/// its own relay; at a root, nowhere. Any nonzero `attention` already sends a task's end and its
+/// joins to their cold paths, so the relay costs the fast paths nothing. Where a chain leaves
+/// the worker (a task suspends at a join, moves with resume_on, awaits a future, or a child
+/// arrives at a join whose frame goes on elsewhere), a marker still set goes with it as the
+/// relay of the frame where it goes on (worker_runtime::hand_over); where a worker takes up a
+/// continuation (a steal), it looks again if that one was stopped or holds an exception
+/// (worker_runtime::take_over). A worker backend that does not check forks uses the marker for
+/// its offers alone, and none of this applies there.
+///
 /// The registry lists every worker runtime of the process, for the requests that do not know
 /// where the tasks concerned run (a stop request reaches tasks on any worker).
 

@@ -33,8 +33,8 @@ struct moving_task : submit_node {
     frame* f = self->task;
     worker_runtime& rt = runtime();
     rt.stacks().adopt(f->stack);
+    rt.resume_moved(f);  // a stop requested while it moved: its forks look first
     rt.views().enter(self->views);
-    rt.look_if_stopped();
     rt.resume(handle_of(f));
   }
 };
@@ -64,6 +64,7 @@ struct resume_on_request {
   void await_suspend(std::coroutine_handle<>) {
     worker_runtime& rt = runtime();
     frame* f = node.task;
+    rt.hand_over(f);  // a check set here goes with the task and those waiting on it
     f->stack = rt.top();
     worker_stacks::prepare_to_park(f->stack);
     rt.stacks().park();

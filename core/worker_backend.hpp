@@ -50,6 +50,13 @@ class worker_backend {
   /// (request_offer); read once, at installation.
   virtual bool offers_at_every_fork() const noexcept { return false; }
 
+  /// True: the frames this worker runs stay in this process, with their roots and stop scopes,
+  /// so its forks obey stops and a sibling's exception as without a backend (push_checks.hpp:
+  /// a fork that should not start its child is not offered). False, the default: every fork
+  /// starts its child, as a backend whose frames may come from another process needs (their
+  /// roots' contexts are there). Read once, at installation.
+  virtual bool checks_forks() const noexcept { return false; }
+
   /// The worker's deque is empty at a pop: the newest continuation the backend took by `offer`
   /// and still holds, or null when its thieves took every one.
   virtual detail::frame* take_back() noexcept = 0;

@@ -153,13 +153,50 @@ class worker_runtime {
     }
   }
 
-  /// Owner, resuming a task that waited away from any worker (resume_on, a future): if its root
-  /// or stop scope was asked to stop meanwhile, its forks look first (this worker's marker may
-  /// have been taken by other work since the request).
-  void look_if_stopped() noexcept {
-    const root_context* context = top()->context;
+  /// Owner, on an empty stack: the worker begins running `f`, a continuation it stole or took
+  /// back. `f`'s root or stop scope becomes the running stack's; if that was asked to stop, or
+  /// `f` holds an exception that arrived while it waited, forks look first (push_checks.hpp: this
+  /// worker may have used up the check requested for it on other work).
+  void take_over(frame* f) noexcept {
+    enter(f->stack->context);
+    // acquire: the exception of a child that arrived on another worker, stored before its
+    // arrival asked every worker to look.
+    if (m_relays && f->holds_exception(std::memory_order_acquire)) {
+      request_check();
+    }
+  }
+
+  /// Owner: a task that moved (resume_on) or awaited a future resumes here, on its own stack,
+  /// which this worker adopted (outside a fork-join scope: it holds no exception). If its root
+  /// or stop scope was asked to stop while it waited, forks look first. Reads the stack's header
+  /// only: thieves of continuations on that stack read it at the same time.
+  void resume_moved(const frame* f) noexcept {
+    const root_context* context = f->stack->context;
     if (context != nullptr && context->stopped()) {
       request_check();
+    }
+  }
+
+  /// Owner: the worker stops running the tasks that wait on `f` (`f` suspends at its join or
+  /// moves away, or a child of `f` arrives at a join whose frame goes on elsewhere). A check
+  /// marker still set here stood for those tasks too: it goes with them, as `f`'s relay
+  /// (push_checks.hpp). Inline only the test of the marker (as a fork's).
+  TINE_ALWAYS_INLINE void hand_over(frame* f) noexcept {
+    // acquire: with the marker comes what it was set for (a relay takes it to other workers).
+    if (TINE_UNLIKELY(m_push_hook.load(std::memory_order_acquire) != nullptr)) {
+      hand_over_cold(f);
+    }
+  }
+
+  /// Owner: a task that held a relay ended, and `parent`, which it returns to, goes on here next.
+  /// If `parent` holds an exception (a child threw in its fork-join scope), its later forks must
+  /// look: the marker is set again; otherwise `parent` takes the relay on (push_checks.hpp).
+  void relay_to(frame* parent) noexcept {
+    // acquire: as take_over's.
+    if (parent->holds_exception(std::memory_order_acquire)) {
+      request_check();
+    } else {
+      parent->set_relay();
     }
   }
 
@@ -201,6 +238,8 @@ class worker_runtime {
   void set_backend(worker_backend* b) noexcept {
     m_backend = b;
     m_offer_every_fork = b != nullptr && b->offers_at_every_fork();
+    m_checks_forks = b == nullptr || b->checks_forks();
+    m_relays = m_checks_forks && !m_offer_every_fork;
     if (m_offer_every_fork) {
       request_check();  // and it stays: push_cold leaves it set for this backend
     }
@@ -236,26 +275,40 @@ class worker_runtime {
 
  private:
   /// A fork of a worker that was asked to look first (push_checks.hpp), or whose backend asked
-  /// for an offer.
+  /// for an offer; or a continuation given back to the deque (`child` null: no fork).
   TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
     // The check marker. Cleared before looking (acq_rel): a request made after this sets it
     // again, and one made before is seen below with what it was for. Kept for a backend that is
-    // offered every fork (two atomic operations less per fork, which it would only set again).
-    if (!m_offer_every_fork) {
+    // offered every fork (two atomic operations less per fork, which it would only set again),
+    // and, on a worker that checks its forks, when nothing forks: the check is for a fork.
+    const bool checks = m_checks_forks && child != nullptr;
+    if (!m_offer_every_fork && (checks || m_backend != nullptr)) {
       m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
     }
-    if (m_backend != nullptr) {
-      // A worker with a backend is not stopped this way: its frames may have come from another
-      // process, where their roots' contexts are.
-      if (m_backend->offer(parent, child, m_deque)) {
-        return true;
+    if (checks) {
+      if (check_fork(parent)) {
+        request_check();  // the task goes on forking: keep looking
+        return false;
       }
-    } else if (check_fork(parent)) {
-      request_check();  // the task goes on forking: keep looking
-      return false;
+      if (m_relays) {
+        // Nothing to stop here, but the check may have been meant for a task waiting on this
+        // one (a caller with a stored exception): this task's end passes it on. Before the push,
+        // which publishes it to a thief.
+        parent->set_relay();
+      }
+    }
+    // A backend that does not check (the default) stops no fork: its frames may have come from
+    // another process, where their roots' contexts are.
+    if (m_backend != nullptr && m_backend->offer(parent, child, m_deque)) {
+      return true;
     }
     m_deque.push(parent);
     return true;
+  }
+  TINE_NOINLINE [[gnu::cold]] void hand_over_cold(frame* f) noexcept {
+    if (m_relays) {
+      f->set_relay();
+    }
   }
   TINE_NOINLINE [[gnu::cold]] frame* pop_from_backend() noexcept { return m_backend->take_back(); }
 
@@ -268,6 +321,10 @@ class worker_runtime {
   const hook_binding* m_hooks = nullptr;
   worker_backend* m_backend = nullptr;
   bool m_offer_every_fork = false;  ///< the backend's offers_at_every_fork()
+  /// No backend, or one whose checks_forks(): forks look for stops and exceptions at the marker.
+  bool m_checks_forks = true;
+  /// Forks check, at the marker only: a marker used up on a task that needed nothing is relayed.
+  bool m_relays = true;
   /// What every fork tests: null, or the check marker (push_checks.hpp).
   /// Written by other threads only to set the marker.
   std::atomic<void*> m_push_hook{nullptr};
