@@ -36,6 +36,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -60,12 +61,14 @@ struct count_leaf {
     return hits;
   }
 
-  /// `pred` returns a task: one child task per element, in turn.
-  task<void> operator()(std::optional<std::size_t>* out, std::size_t lo, std::size_t hi) const
+  /// `pred` returns a task: one child task per element, in turn, keyed by its index
+  /// (core/index_keys.hpp).
+  task<void> operator()(std::optional<std::size_t>* out, std::size_t lo, std::size_t hi,
+                        pedigree_pass pass = {element_role}) const
       requires task_body<P&, std::iter_reference_t<I>> {
     std::size_t hits = 0;
     I it = at(first, lo);
-    for (std::size_t i = lo; i < hi; ++i, ++it) {
+    for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++it) {
       body_value_t<P&, std::iter_reference_t<I>> yes{};
       co_await call(&yes, *pred, *it);
       if (static_cast<bool>(yes)) {

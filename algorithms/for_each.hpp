@@ -37,6 +37,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -57,11 +58,11 @@ struct for_each_body {
   }
 
   /// `f` returns a task: one child task per element, in turn (the body's own forks are what runs
-  /// in parallel within a piece).
-  task<void> operator()(std::size_t lo, std::size_t hi) const
+  /// in parallel within a piece), each keyed by its index (core/index_keys.hpp).
+  task<void> operator()(std::size_t lo, std::size_t hi, pedigree_pass pass = {element_role}) const
       requires task_body<F&, std::iter_reference_t<I>> {
     I it = at(first, lo);
-    for (std::size_t i = lo; i < hi; ++i, ++it) {
+    for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++it) {
       co_await call(*f, *it);
     }
   }

@@ -33,6 +33,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -54,12 +55,13 @@ struct map_body {
     }
   }
 
-  /// `f` returns a task: one child task per element, in turn, its value then written.
-  task<void> operator()(std::size_t lo, std::size_t hi) const
+  /// `f` returns a task: one child task per element, in turn, its value then written; each
+  /// keyed by its index (core/index_keys.hpp).
+  task<void> operator()(std::size_t lo, std::size_t hi, pedigree_pass pass = {element_role}) const
       requires task_body<F&, std::iter_reference_t<I>> {
     I in = at(first, lo);
     O to = at(out, lo);
-    for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+    for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++in, ++to) {
       body_value_t<F&, std::iter_reference_t<I>> value{};
       co_await call(&value, *f, *in);
       *to = std::move(value);

@@ -36,6 +36,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
@@ -113,18 +114,26 @@ struct fold_leaf {
     return acc;
   }
 
-  /// The same when the transform or `op` is a task: each runs as a child task, in turn.
-  task<void> operator()(std::optional<T>* out, std::size_t lo, std::size_t hi) const
+  /// The same when the transform or `op` is a task: each runs as a child task, in turn, keyed by
+  /// its index and role (core/index_keys.hpp; the transform is the source's first child).
+  task<void> operator()(std::optional<T>* out, std::size_t lo, std::size_t hi,
+                        pedigree_pass pass = {Source::is_task ? element_role : op_role}) const
       requires fold_runs_tasks<T, Source, Op> {
+    constexpr bool two_roles = Source::is_task && task_body<Op&, T, E>;
     std::optional<T> acc;
     for (std::size_t i = lo; i < hi; ++i) {
+      pass.at(i);
       if constexpr (Source::is_task) {
         E e{};
+        if constexpr (two_roles) {
+          pass.as(element_role);
+        }
         co_await call(&e, *source, i);
         if (!acc) {
           acc.emplace(std::move(e));
         } else if constexpr (task_body<Op&, T, E>) {
           body_value_t<Op&, T, E> next{};
+          pass.as(op_role);
           co_await call(&next, *op, std::move(*acc), std::move(e));
           acc.emplace(std::move(next));
         } else {
@@ -141,6 +150,14 @@ struct fold_leaf {
     out->emplace(std::move(*acc));
   }
 };
+
+/// `op(init, all)` where `op` is a task: keyed at index 0 (the first index of its right operand),
+/// from a task that pedigrees pass through, since fold_run is the algorithm's own place.
+template <typename X, typename Op, typename T>
+task<void> apply_op_first(X* out, Op* op, T* init, T* all, pedigree_pass pass) {
+  pass.at(0);
+  co_await call(out, *op, std::move(*init), std::move(*all));
+}
 
 /// The algorithm: `init op fold(elements)`. The source (with its transform) and `op` live in
 /// this frame; the leaves refer to them.
@@ -160,7 +177,8 @@ task<result_for<T>> fold_run(param<Source> source_in, std::size_t n, param<T> in
   co_await join();
   if constexpr (task_body<Op&, T, T>) {
     body_value_t<Op&, T, T> all{};
-    co_await call(&all, op, std::move(init), std::move(*total[0]));
+    co_await call(apply_op_first<body_value_t<Op&, T, T>, Op, T>, &all, &op, &init, &*total[0],
+                  pedigree_pass{op_role});
     co_await join();
     co_return result_for<T>(T(std::move(all)));
   } else {

@@ -36,6 +36,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
@@ -81,15 +82,16 @@ struct scan_sum_body {
     }
   }
 
-  /// The same when `op` returns a task: one child task per element, in turn.
-  task<void> operator()(std::size_t jlo, std::size_t jhi) const
+  /// The same when `op` returns a task: one child task per element, in turn, keyed by the
+  /// element's index (core/index_keys.hpp), as in pass 2.
+  task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
       requires element_op_task<I, T, Op> {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
       I it = at(s->first, lo);
       T acc(*it);
-      for (std::size_t i = lo + 1; i < hi; ++i) {
+      for (std::uint64_t& i = pass.index_from(lo + 1); i < hi; ++i) {
         ++it;
         body_value_t<Op&, T, std::iter_reference_t<I>> next{};
         co_await call(&next, *s->op, std::move(acc), *it);
@@ -133,9 +135,10 @@ struct scan_write_body {
     }
   }
 
-  /// The same when `op` returns a task: one child task per element, in turn. The running value
-  /// is an optional: it starts as the first element when there is no prefix.
-  task<void> operator()(std::size_t jlo, std::size_t jhi) const
+  /// The same when `op` returns a task: one child task per element, in turn, keyed by the
+  /// element's index (core/index_keys.hpp). The running value is an optional: it starts as the
+  /// first element when there is no prefix.
+  task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
       requires element_op_task<I, T, Op> {
     using value = body_value_t<Op&, T, std::iter_reference_t<I>>;
     for (std::size_t j = jlo; j < jhi; ++j) {
@@ -144,7 +147,7 @@ struct scan_write_body {
       std::optional<T> acc = s->sums[j];
       I in = at(s->first, lo);
       O to = at(s->out, lo);
-      for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
+      for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++in, ++to) {
         if (!acc) {  // inclusive, first block without init: out[0] = in[0]
           acc.emplace(*in);
           *to = *acc;
@@ -182,10 +185,11 @@ void sums_to_prefixes(std::optional<T>* sums, std::size_t blocks, std::optional<
   }
 }
 
-/// sums_to_prefixes when `op(T, T)` returns a task: each combination runs as a child task.
+/// sums_to_prefixes when `op(T, T)` returns a task: each combination runs as a child task, keyed
+/// by the first index of its right operand, block j of the `n` elements (core/index_keys.hpp).
 template <typename T, typename Op>
-task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks,
-                                  std::optional<T>* init, Op* op) {
+task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks, std::size_t n,
+                                  std::optional<T>* init, Op* op, pedigree_pass pass) {
   std::optional<T> run = std::move(*init);
   for (std::size_t j = 0; j < blocks; ++j) {
     std::optional<T> sum = std::move(sums[j]);
@@ -193,6 +197,7 @@ task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks,
     if (j + 1 < blocks) {
       if (run) {
         body_value_t<Op&, T, T> next{};
+        pass.at(block_start(j, n, blocks));
         co_await call(&next, *op, std::move(*run), std::move(*sum));
         run.emplace(std::move(next));
       } else {
@@ -224,7 +229,8 @@ task<O> scan_run(param<I> first_in, std::size_t n, param<O> out_in,
     co_await join();
   }
   if constexpr (task_body<Op&, T, T>) {
-    co_await call(sums_to_prefixes_tasks<T, Op>, sums.data(), blocks, &init, &op);
+    co_await call(sums_to_prefixes_tasks<T, Op>, sums.data(), blocks, n, &init, &op,
+                  pedigree_pass{op_role});
   } else {
     sums_to_prefixes(sums.data(), blocks, std::move(init), op);
   }

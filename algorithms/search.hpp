@@ -37,6 +37,7 @@
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -76,9 +77,11 @@ struct search_state {
     }
   }
 
-  /// The same when the test is a task: one child task per index, in turn.
-  task<void> search_tasks(std::size_t lo, std::size_t hi) requires task_test<Test> {
-    for (std::size_t i = lo; i < hi; ++i) {
+  /// The same when the test is a task: one child task per index, in turn, keyed by the index
+  /// (core/index_keys.hpp; the test calls the predicate as its first child).
+  task<void> search_tasks(std::size_t lo, std::size_t hi, pedigree_pass pass)
+      requires task_test<Test> {
+    for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i) {
       if (i >= bound.load(std::memory_order_relaxed)) {
         co_return;
       }
@@ -94,12 +97,15 @@ struct search_state {
 
 template <typename Test>
 task<void> search_split(search_state<Test>* s, std::size_t lo, std::size_t hi) {
+  if constexpr (task_test<Test>) {
+    co_await pass_pedigree_through();
+  }
   if (lo >= s->bound.load(std::memory_order_relaxed)) {
     co_return;  // the answer lies before this piece: do not look, do not fork
   }
   if (hi - lo <= s->leaf) {
     if constexpr (task_test<Test>) {
-      co_await call(&search_state<Test>::search_tasks, s, lo, hi);
+      co_await call(&search_state<Test>::search_tasks, s, lo, hi, pedigree_pass{element_role});
     } else {
       s->search(lo, hi);
     }

@@ -21,6 +21,10 @@
 /// long in = tine::sync_wait(pool, tine::dprng::seeded(42, hits), 1'000'000);
 /// ```
 ///
+/// In a parallel algorithm's task body, the place is the algorithm call's and the element's index:
+/// the algorithm's splits and leaves are left out, so a body draws the same numbers whatever the
+/// grain and the worker count (docs/reducers.md, "In the parallel algorithms").
+///
 /// A stream is a small value (16 bytes), a UniformRandomBitGenerator of 64-bit words: keep it in
 /// a local, pass it by reference, draw from it across co_awaits. Each `co_await current()` takes
 /// the next rank of the calling task, so two streams of one task never repeat each other.

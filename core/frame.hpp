@@ -97,16 +97,19 @@ enum class frame_kind : std::uint8_t {
 /// A task's place in the fork tree (its pedigree, used by tine::dprng; see pedigree.hpp), in one
 /// 8-byte word so that a fork writes its child's with a single store.
 struct pedigree_word {
-  /// The task's rank among its parent's children, with two flag bits (pedigree.hpp): what a fork
-  /// wrote, or 0 for a called child until a generator needs its rank.
+  /// The task's rank among its parent's children, with three flag bits (pedigree.hpp): what a
+  /// fork wrote, or 0 for a called child until a generator needs its rank.
   std::uint32_t rank = 0;
   /// The ranks this task has handed out so far (to forked children, called children that claimed
   /// one, and generators), times pedigree_step.
   std::uint32_t spawned = 0;
 };
 
-/// Ranks advance by this much, leaving the two low bits of `pedigree_word::rank` for flags.
-inline constexpr std::uint32_t pedigree_step = 4;
+/// Ranks advance by this much, leaving the three low bits of `pedigree_word::rank` for flags.
+inline constexpr std::uint32_t pedigree_step = 8;
+
+/// The flag of `pedigree_word::rank` that marks a task pedigrees pass through (pedigree.hpp).
+inline constexpr std::uint32_t pedigree_transparent = 4;
 
 /// The pedigree word of a child forked as its parent's `rank`-th: that rank, nothing spawned yet.
 /// Built as one 64-bit value, so that the fork stores it in one instruction.
@@ -117,6 +120,33 @@ TINE_ALWAYS_INLINE pedigree_word forked_pedigree(std::uint32_t rank) noexcept {
                                  : static_cast<std::uint64_t>(rank) << 32;
   return std::bit_cast<pedigree_word>(bits);
 }
+
+struct frame;
+
+/// A by-value parameter of a task that pedigrees pass through (core/index_keys.hpp, for the
+/// parallel algorithms' leaves, which are called, never forked): the task's promise marks the
+/// frame when the task is created (promise_of's constructor), at no cost to other tasks, and
+/// tells the parameter where the frame is, so that the task can set the index of the bodies it
+/// calls without a co_await.
+struct pedigree_pass {
+  /// The role in which the task calls bodies (index_keys.hpp), from the caller.
+  std::uint32_t role = 0;
+  /// The task's frame, set by its promise.
+  frame* self = nullptr;
+
+  /// The frame's index, which the next body called reads if it asks for a stream: the task's
+  /// loop variable over element indices, starting at `first`.
+  std::uint64_t& index_from(std::uint64_t first) const noexcept;
+
+  /// The next body called is applied at `index`.
+  void at(std::uint64_t index) const noexcept { index_from(index); }
+
+  /// The next body called is applied in `body_role` (for a task that calls bodies in two roles).
+  void as(std::uint32_t body_role) const noexcept;
+
+  /// By the promise: `f` is the task's frame, transparent, its bodies in `role`, at index 0.
+  void enter(frame& f) noexcept;
+};
 
 struct frame {
   /// Nowa's I_max: the join counter starts here, so it cannot reach zero before the explicit join
@@ -249,7 +279,8 @@ struct frame {
   /// What the frame holds only while its task runs.
   struct running_state {
     /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
-    /// `pedigree.rank` has the cached flag; pedigree.hpp). Not initialised.
+    /// `pedigree.rank` has the cached flag), or, in a task that pedigrees pass through (the
+    /// transparent flag), the index of the body it calls (pedigree.hpp). Not initialised.
     std::uint64_t position_key;
     /// tine::reducer: the views of the strands that began with steals of this task's
     /// continuation in the current scope, newest first. Each thief links its own here when it
@@ -278,6 +309,33 @@ struct frame {
     std::byte returned[returned_capacity];
   };
 };
+
+// Plain accesses: the task's own strand writes the index between bodies, when no strand below it
+// exists; strands below read it (through atomic_ref) while the body they belong to runs.
+inline std::uint64_t& pedigree_pass::index_from(std::uint64_t first) const noexcept {
+  self->running.position_key = first;
+  return self->running.position_key;
+}
+
+inline void pedigree_pass::as(std::uint32_t body_role) const noexcept {
+  self->pedigree.spawned = body_role * pedigree_step;
+}
+
+/// Makes `f` a task pedigrees pass through, calling bodies in `role`, at index 0 until it sets
+/// one; at `f`'s start, before any strand below it exists. One store of both pedigree words:
+/// the rank holds only the flag (a transparent task's rank is never used), the count the role's
+/// rank. Plain stores by `f`'s own strand, as a fork writes its child's word: a strand below
+/// reads them after `f`'s strand went on to start it, or after synchronising with it through the
+/// steal that began its strand.
+inline void make_transparent(frame& f, std::uint32_t role) noexcept {
+  f.running.position_key = 0;
+  f.pedigree = pedigree_word{pedigree_transparent, role * pedigree_step};
+}
+
+inline void pedigree_pass::enter(frame& f) noexcept {
+  self = &f;
+  make_transparent(f, role);
+}
 
 static_assert(sizeof(std::uintptr_t) <= sizeof(std::exception_ptr),
               "an exception codec's token takes the place of the exception_ptr");

@@ -16,17 +16,35 @@
 /// which waits for it, only if a generator below it asks. The keys themselves are computed on
 /// demand, each frame's once, and cached in the frame.
 ///
-/// `pedigree_word::rank` holds the rank (a multiple of pedigree_step) and two flags:
+/// `pedigree_word::rank` holds the rank (a multiple of pedigree_step) and three flags:
 /// - `cached`: `frame::running.position_key` holds the frame's key;
-/// - `claimed`: (a called child) its rank was claimed from its parent.
-/// A called child's word is 0 until then. Ranks count modulo 2^30 per task: a task that hands out
+/// - `claimed`: (a called child) its rank was claimed from its parent;
+/// - `transparent`: the task is part of a parallel algorithm's machinery (a split, a leaf),
+///   which pedigrees pass through: its key is its parent's, and the tasks it calls are keyed by
+///   an element index it sets (see below).
+/// A called child's word is 0 until then. Ranks count modulo 2^29 per task: a task that hands out
 /// more ranks than that repeats its children's and generators' streams.
+///
+/// Index keys. A parallel algorithm splits its range recursively, along a tree that depends on
+/// the grain, and the automatic grain on the worker count; bodies keyed by that tree would draw
+/// different numbers on different pools. So the algorithm's own tasks are transparent
+/// (index_keys.hpp says how they become so). A transparent task's `spawned` count is the rank of
+/// the role in which it calls user's task bodies (0: the element's callable, 1: `op`), and its
+/// `position_key` the element index i of the body it calls next. The body's key is then
+/// combine(index_key(K, i), r): the key of the child of rank r of a child of rank i of the
+/// nearest task above that is not transparent (the algorithm's entry task, key K), whatever
+/// split led to the body. A body claims nothing from its transparent parent: its rank is the
+/// role, the same for every claimer. index_key takes all 64 bits of i: indices do not wrap.
+/// Keys are still computed only when a stream is asked for; what marking and indexing cost the
+/// algorithms' loops is measured in bench/README.md ("dprng in algorithm bodies").
 ///
 /// Concurrency: a frame's own strand writes its `spawned` count (plain: nobody else reads it,
 /// except claimers of a called child's rank, who run while the parent waits for that child);
 /// `rank` and `position_key` are written at the frame's creation, then through atomic_ref by any
 /// strand below it that computes the key (all compute the same value) or claims the rank (a
-/// compare-exchange elects one claimer).
+/// compare-exchange elects one claimer). A transparent frame's flag is set at its start, and its
+/// index before each body it calls, by its own strand, before any strand below that reads them
+/// exists; its `position_key` is never a cached key.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -42,8 +60,10 @@ namespace tine::detail::pedigree {
 
 inline constexpr std::uint32_t cached = 1;
 inline constexpr std::uint32_t claimed = 2;
-inline constexpr std::uint32_t flags = cached | claimed;
-static_assert((pedigree_step & flags) == 0, "ranks must leave the flag bits free");
+inline constexpr std::uint32_t transparent = pedigree_transparent;
+inline constexpr std::uint32_t flags = cached | claimed | transparent;
+static_assert((pedigree_step & flags) == 0 && pedigree_step > flags,
+              "ranks must leave the flag bits free");
 
 /// SplitMix64's output function (Stafford's "Mix13"): a bijection of 64-bit words with full
 /// avalanche, from "Fast splittable pseudorandom number generators" (Steele, Lea, Flood).
@@ -61,6 +81,13 @@ inline constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
 /// always give distinct keys; across tasks, keys are as good as random 64-bit words.
 constexpr std::uint64_t combine(std::uint64_t key, std::uint32_t rank) noexcept {
   return mix64(key + (static_cast<std::uint64_t>(rank / pedigree_step) + 1) * golden_gamma);
+}
+
+/// The key of the child of rank `index` of the task whose key is `key`, for any 64-bit index:
+/// combine(key, index * pedigree_step) where that fits, and distinct for every index (the odd
+/// multiplier makes (index + 1) * golden_gamma a bijection of 64-bit words).
+constexpr std::uint64_t index_key(std::uint64_t key, std::uint64_t index) noexcept {
+  return mix64(key + (index + 1) * golden_gamma);
 }
 
 /// The key a `dprng::seeded(seed, fn)` task starts from.
@@ -86,6 +113,16 @@ inline void set_key(frame* f, std::uint64_t key) noexcept {
   std::atomic_ref<std::uint32_t>(f->pedigree.rank).store(cached, std::memory_order_release);
 }
 
+/// `f` (transparent) is about to call the body applied at element `index` in `role` (a
+/// transparent task that forks, which advances the count that holds its role, gives the role
+/// again). Plain stores by `f`'s own strand, before the call: the body and every strand below it
+/// read them after it, and the previous body's subtree has ended (a call returns after its whole
+/// subtree), so nothing reads the previous values any more.
+inline void set_index(frame* f, std::uint64_t index, std::uint32_t role) noexcept {
+  f->running.position_key = index;
+  f->pedigree.spawned = role * pedigree_step;
+}
+
 /// The next rank of `f`, called by `f`'s own strand.
 inline std::uint32_t next_rank(frame* f) noexcept {
   const std::uint32_t rank = f->pedigree.spawned;
@@ -93,16 +130,22 @@ inline std::uint32_t next_rank(frame* f) noexcept {
   return rank;
 }
 
-/// `f`'s rank (flags cleared); `f`'s key is not cached and `f` is not a root.
-inline std::uint32_t rank_of(frame* f, std::uint32_t bits) noexcept {
+/// `f`'s rank (flags cleared); `f`'s key is not cached and `f` is not a root. `by_index`: `f`'s
+/// parent is transparent, and `f` a body it called at an index.
+inline std::uint32_t rank_of(frame* f, std::uint32_t bits, bool by_index) noexcept {
   if (f->kind == frame_kind::fork || (bits & claimed) != 0) {
     return bits & ~flags;
+  }
+  frame* parent = f->parent;
+  std::atomic_ref<std::uint32_t> spawned(parent->pedigree.spawned);
+  if (by_index) {
+    // Its role's rank, which the parent does not change while it waits for this child: every
+    // claimer reads the same, and nothing is handed out. relaxed: set before the call.
+    return spawned.load(std::memory_order_relaxed);
   }
   // A called child nobody has claimed a rank for: claim its parent's next one. The parent waits
   // for this child (a call) and hands out no rank meanwhile, so its count can move only by this
   // claim; the compare-exchange elects one claimer among the strands below `f` that ask at once.
-  frame* parent = f->parent;
-  std::atomic_ref<std::uint32_t> spawned(parent->pedigree.spawned);
   const std::uint32_t rank = spawned.load(std::memory_order_relaxed);
   std::uint32_t expected = 0;
   // acq_rel: a loser's acquire sees the winner's claim; the winner's release orders its update
@@ -128,7 +171,8 @@ TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
   std::size_t n = 0;
   std::uint64_t key = 0;
   for (frame* x = f;; x = x->parent) {
-    if (const std::uint32_t bits = load_rank(x); (bits & cached) != 0) {
+    const std::uint32_t bits = load_rank(x);
+    if ((bits & cached) != 0) {
       key = load_key(x);
       break;
     }
@@ -137,6 +181,9 @@ TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
           "tine::dprng::current: this task does not run inside tine::dprng::seeded(seed, fn); "
           "start the computation as tine::sync_wait(scheduler, tine::dprng::seeded(seed, fn), "
           "args...) or call such a callable from a task");
+    }
+    if ((bits & transparent) != 0) {
+      continue;  // its key is its parent's: nothing to compute or cache
     }
     if (n < near) {
       path[n++] = x;
@@ -150,7 +197,17 @@ TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
       key = load_key(y);
       return;
     }
-    const std::uint32_t rank = rank_of(y, bits);
+    // `key` is that of y's nearest ancestor that is not transparent (the walk skipped the
+    // others); if y's parent is transparent, y is a body it called at an index (set_index).
+    frame* p = y->parent;
+    const bool by_index = (load_rank(p) & transparent) != 0;
+    TINE_ASSERT(!by_index || y->kind == frame_kind::call,
+                "a task that pedigrees pass through forked a task it keys by index");
+    const std::uint32_t rank = rank_of(y, bits, by_index);
+    if (by_index) {
+      key = index_key(key, std::atomic_ref<std::uint64_t>(p->running.position_key)
+                               .load(std::memory_order_relaxed));
+    }
     key = combine(key, rank);
     std::atomic_ref<std::uint64_t>(y->running.position_key).store(key, std::memory_order_relaxed);
     // release: publishes position_key with the flag. A plain store is enough: once a rank is

@@ -28,10 +28,19 @@
 ///   view (its child updates the same one); a strand that began with a steal makes an identity
 ///   view on its first view(). At a join, the views of the scope's strands are merged in serial
 ///   order; a root task's are folded into the reducer's own value at its end, before sync_wait
-///   returns. The result is the serial program's, on every scheduler and worker count.
+///   returns (or the root's future is ready). The result is the serial program's, on every
+///   scheduler and worker count.
+/// - Several roots may update one reducer at the same time (tine::spawn, sync_wait from several
+///   threads): each root's updates are combined in its own serial order, and at its end folded
+///   into the reducer's own value under a lock the reducer holds, in the order the roots end.
+///   Roots have no serial order between them: with a monoid that does not commute, each root's
+///   contribution appears whole and in its order, the roots in an order that depends on timing.
 /// - get() is the reducer's own value with the calling strand's view folded in. Call it where no
-///   strand that updates the reducer runs in parallel: after the join of every such strand, or
-///   after sync_wait. It throws std::logic_error when it finds other strands' views.
+///   strand or root that updates the reducer runs in parallel: after the join of every such
+///   strand, after sync_wait, after the futures of such roots are ready. It throws
+///   std::logic_error when it finds views of other strands or roots (it cannot see one that has
+///   not made its view yet: that is a race, as in Cilk). view() outside tasks throws the same
+///   way while roots hold views: the reducer's own value is theirs to fold into until they end.
 /// - Strands that throw: their views are kept and merged like any other (nothing is undone);
 ///   the value then reflects every update made, in serial order. A `reduce` that throws during
 ///   a merge has its exception rethrown at that join (or by sync_wait, at a root's end).
@@ -41,13 +50,14 @@
 /// Cost: view() that finds the strand's view reads the worker, its strand record and one entry
 /// of the record's table (bench/README.md gives the instruction count); the first view() of a
 /// strand allocates the view (aligned for `value_type`) and counts it (one atomic increment).
-/// A view lives until the join that merges it. Programs without reducers pay nothing on forks
-/// and joins that are not stolen.
+/// A view lives until the join that merges it. A root's end takes the lock of each reducer it
+/// updated, once. Programs without reducers pay nothing on forks and joins that are not stolen.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <concepts>
 #include <cstddef>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <type_traits>
@@ -155,8 +165,8 @@ class reducer final : private detail::reducer_base {
   }
 
   /// Destroys the calling strand's view, if any. Every other strand that updated the reducer
-  /// must have been joined: a reducer destroyed while other strands still hold views of it ends
-  /// the program with a message.
+  /// must have been joined, and every root that did must have ended: a reducer destroyed while
+  /// other strands or roots still hold views of it ends the program with a message.
   ~reducer() {
     if (void* mine = take_own_view()) {
       destroy_view(mine);
@@ -165,14 +175,16 @@ class reducer final : private detail::reducer_base {
     if (views() != 0) {
       detail::fatal(
           "tine::reducer destroyed while other strands still hold views of it: destroy a "
-          "reducer only after the join of every strand that updates it (views of a reducer "
-          "declared in main are folded into it when sync_wait returns)");
+          "reducer only after the join of every strand that updates it and the end of every "
+          "root that does (a root's views are folded into the reducer when it ends, before "
+          "sync_wait returns or its future is ready)");
     }
   }
 
   /// The calling strand's view (outside tasks: the reducer's own value). Valid until the strand
   /// reaches its next co_await; ask again after one. Throws what the monoid's identity() throws,
-  /// std::bad_alloc, or std::logic_error on a worker whose frames may leave the process.
+  /// std::bad_alloc, or std::logic_error on a worker whose frames may leave the process, or
+  /// outside tasks while roots hold views of the reducer (see get()).
   TINE_ALWAYS_INLINE value_type& view() {
     detail::worker_runtime* rt = detail::read_tls_runtime();
     if (TINE_LIKELY(rt != nullptr)) {
@@ -183,19 +195,23 @@ class reducer final : private detail::reducer_base {
       }
       return make_view(rt);
     }
-    return m_value;
+    return own_value_outside_tasks();
   }
 
   /// The reducer's value: its own, with the calling strand's view folded in (and removed). Call
-  /// it where no other strand that updates the reducer runs: after their join, or outside the
-  /// computation. Throws std::logic_error when other strands still hold views (it was called
-  /// in parallel with them), and what the monoid's reduce throws.
+  /// it where no other strand or root that updates the reducer runs: after their join, after
+  /// sync_wait, after the futures of such roots are ready. Throws std::logic_error when other
+  /// strands or roots still hold views (it was called in parallel with them), and what the
+  /// monoid's reduce throws. Takes the reducer's lock, so that a root ending now folds before
+  /// or after the check and the fold here, never during them.
   value_type& get() {
     void* mine = find_own_view();
+    const std::lock_guard<std::mutex> hold(fold_lock());
     if (views() != (mine != nullptr ? 1U : 0U)) {
       throw std::logic_error(
-          "tine::reducer::get: other strands still hold views of this reducer: get() ran in "
-          "parallel with strands that update it; call it after their join (or after sync_wait)");
+          "tine::reducer::get: other strands or roots still hold views of this reducer: get() "
+          "ran in parallel with strands that update it; call it after their join, after "
+          "sync_wait, or once the futures of the roots that update it are ready");
     }
     if (mine != nullptr) {
       take_own_view();
@@ -254,6 +270,18 @@ class reducer final : private detail::reducer_base {
     detail::worker_runtime* rt = detail::read_tls_runtime();
     detail::strand_views* s = rt == nullptr ? nullptr : rt->views().current();
     return s == nullptr ? nullptr : s->table.remove(this);
+  }
+
+  /// view() outside tasks: the reducer's own value, unless roots hold views of it, which they
+  /// fold into that value when they end.
+  TINE_NOINLINE value_type& own_value_outside_tasks() {
+    if (views() != 0) {
+      throw std::logic_error(
+          "tine::reducer::view: called outside tasks while roots that update this reducer "
+          "hold views of it: the reducer's own value is theirs to fold into until they end; "
+          "use it after sync_wait, or once their futures are ready");
+    }
+    return m_value;
   }
 
   /// The first view() of a strand: makes its identity view.

@@ -81,8 +81,10 @@ class worker_views {
   }
 
   /// The root task ended here, its frame gone: every view of the computation has been merged
-  /// into this strand's, in serial order; fold each into its reducer's own value. A reduce that
-  /// throws leaves its exception in `error` unless one is already there.
+  /// into this strand's, in serial order; fold each into its reducer's own value, under the
+  /// reducer's lock (other roots may end at the same time). A reduce that throws leaves its
+  /// exception in `error` unless one is already there. Each view's count drops last: after it
+  /// this root touches the reducer no more, and whoever sees the count without it may destroy it.
   TINE_NOINLINE void end_root(std::exception_ptr& error) noexcept {
     strand_views* s = std::exchange(m_current, nullptr);
     if (s == nullptr) {
@@ -90,7 +92,7 @@ class worker_views {
     }
     s->table.drain([&error](reducer_base* key, void* view) noexcept {
       try {
-        key->fold_view(view);
+        key->fold_root_view(view);
       } catch (...) {
         if (!error) {
           error = std::current_exception();

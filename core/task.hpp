@@ -228,8 +228,27 @@ template <typename T, bool Trivial>
 struct promise_of : promise<T> {
   static_assert(alignof(promise<T>) == alignof(frame),
                 "tine: handle_of(frame*) assumes every promise has its frame header's alignment");
+
+  promise_of() noexcept = default;
+
+  /// A task with a `pedigree_pass` parameter (a parallel algorithm's leaf): the coroutine calls
+  /// this constructor with its parameters' copies, and it marks the frame (frame.hpp). Other
+  /// tasks fail the constraint and get the default constructor: they pay nothing.
+  template <typename... P>
+  requires(std::same_as<std::remove_cv_t<P>, pedigree_pass> || ...)
+  explicit promise_of(P&... params) noexcept {
+    (enter_pass(params), ...);
+  }
   task<T> get_return_object() noexcept;
   final_awaitable<Trivial> final_suspend() const noexcept { return {}; }
+
+ private:
+  template <typename P>
+  void enter_pass(P& param) noexcept {
+    if constexpr (std::same_as<std::remove_cv_t<P>, pedigree_pass>) {
+      param.enter(this->frame_header);
+    }
+  }
 };
 
 /// The promise of a coroutine whose result type class task refuses: it accepts any body and is

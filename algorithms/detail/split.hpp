@@ -9,7 +9,9 @@
 ///
 /// A piece's body, a leaf and the combining operation may each be a task (a coroutine that
 /// returns `tine::task`, for the algorithms whose user callables are tasks: detail/body.hpp):
-/// the split then runs it as a child with `call`.
+/// the split then runs it as a child with `call`. The splits of such algorithms pass pedigrees
+/// through (core/index_keys.hpp), so that a body's stream does not depend on the split; a fold
+/// keys `op` by the first index of its right operand.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -23,6 +25,7 @@
 
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/core/fork_call.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
@@ -46,6 +49,9 @@ concept task_leaf = task_body<const Leaf&, std::optional<T>*, std::size_t, std::
 /// splitting itself is done in parallel.
 template <typename Body>
 task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size_t grain) {
+  if constexpr (task_piece<Body>) {
+    co_await pass_pedigree_through();
+  }
   // An exception (from the body, or a fork that could not allocate) must not leave this scope
   // while forked pieces still run: catch it, join, then rethrow.
   std::exception_ptr error;
@@ -80,6 +86,9 @@ task<void> split_for(const Body* body, std::size_t lo, std::size_t hi, std::size
 template <typename T, typename Leaf, typename Op>
 task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size_t lo,
                       std::size_t hi, std::size_t grain) {
+  if constexpr (task_leaf<Leaf, T> || task_body<Op&, T, T>) {
+    co_await pass_pedigree_through();
+  }
   if (hi - lo <= grain) {
     if constexpr (task_leaf<Leaf, T>) {
       co_await call(*leaf, out, lo, hi);
@@ -95,6 +104,8 @@ task<void> split_fold(std::optional<T>* out, const Leaf* leaf, Op* op, std::size
   co_await join();
   if constexpr (task_body<Op&, T, T>) {
     body_value_t<Op&, T, T> both{};
+    // op's right operand starts at mid; the role again, since the forks above moved the count.
+    co_await at_index(mid, op_role);
     co_await call(&both, *op, std::move(*halves[0]), std::move(*halves[1]));
     out->emplace(std::move(both));
   } else {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <tine/core/core.hpp>
+#include <tine/core/index_keys.hpp>
 #include <tine/schedulers/busy_pool.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/schedulers/lazy_pool.hpp>
@@ -255,6 +256,88 @@ BOOST_AUTO_TEST_CASE(a_stream_is_derived_from_seed_and_pedigree_as_documented) {
              (tine::dprng::from_key(p::combine(task_key, 0))() ^ (second() << 1)));
   BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(43, first_number)) !=
              tine::sync_wait(one, tine::dprng::seeded(42, first_number)));
+}
+
+namespace {
+
+// Loops as the parallel algorithms run them (core/index_keys.hpp): a leaf, whose pedigree_pass
+// parameter makes it transparent and whose loop variable is its frame's index, calls a body at
+// each index; a task that forks passes pedigrees through with a co_await and keys a body with
+// at_index. Both below a transparent task of their own.
+tine::task<void> leaf_loop(const std::vector<std::uint64_t>* indices,
+                           std::vector<std::uint64_t>* out, tine::detail::pedigree_pass pass) {
+  for (std::uint64_t i : *indices) {
+    std::uint64_t x = 0;
+    pass.at(i);
+    co_await tine::call(&x, first_number);
+    out->push_back(x);
+  }
+}
+
+tine::task<void> nothing() { co_return; }
+
+tine::task<void> forking_loop(const std::vector<std::uint64_t>* indices,
+                              std::vector<std::uint64_t>* out) {
+  co_await tine::detail::pass_pedigree_through();
+  for (std::uint64_t i : *indices) {
+    std::uint64_t x = 0;
+    co_await tine::fork(nothing);  // a fork moves the count that holds the role
+    co_await tine::join();
+    co_await tine::detail::at_index(i, tine::detail::op_role);
+    co_await tine::call(&x, first_number);
+    out->push_back(x);
+  }
+}
+
+tine::task<void> split_then_loop(const std::vector<std::uint64_t>* indices,
+                                 std::vector<std::uint64_t>* out) {
+  co_await tine::detail::pass_pedigree_through();
+  co_await tine::call(leaf_loop, indices, out,
+                      tine::detail::pedigree_pass{tine::detail::element_role});
+  co_await tine::call(forking_loop, indices, out);
+}
+
+tine::task<void> loop_entry(const std::vector<std::uint64_t>* indices,
+                            std::vector<std::uint64_t>* out) {
+  co_await tine::call(split_then_loop, indices, out);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_body_keyed_by_index_has_the_documented_stream_for_any_64_bit_index) {
+  namespace p = tine::detail::pedigree;
+  constexpr std::uint64_t big = std::uint64_t{1} << 29;  // where ranks wrap
+  const std::vector<std::uint64_t> indices = {0,       1,           5,       big - 1,
+                                              big,     2 * big + 1, 1ULL << 32,
+                                              (1ULL << 32) + 1, ~0ULL};
+  tine::inline_scheduler one;
+  std::vector<std::uint64_t> out;
+  tine::sync_wait(one, tine::dprng::seeded(42, loop_entry), &indices, &out);
+  // loop_entry claims rank 0 of the seeded task; the transparent tasks pass its key down; the
+  // body at index i in role r is the child of rank r of a child of rank i of loop_entry, and its
+  // first stream is its own rank 0.
+  const std::uint64_t entry = p::combine(p::seed_key(42), 0);
+  const std::size_t n = indices.size();
+  BOOST_TEST_REQUIRE(out.size() == 2 * n);
+  std::set<std::uint64_t> distinct;
+  for (std::size_t k = 0; k < n; ++k) {
+    for (std::uint32_t role : {0U, 1U}) {
+      const std::uint64_t body =
+          p::combine(p::index_key(entry, indices[k]), role * tine::detail::pedigree_step);
+      BOOST_TEST(out[role * n + k] == tine::dprng::from_key(p::combine(body, 0))(),
+                 "index " << indices[k] << ", role " << role);
+      distinct.insert(out[role * n + k]);
+    }
+    if (indices[k] < big) {  // an index key is the key of a child of that rank
+      BOOST_TEST(p::index_key(entry, indices[k]) ==
+                 p::combine(entry, static_cast<std::uint32_t>(indices[k]) *
+                                       tine::detail::pedigree_step));
+    }
+  }
+  BOOST_TEST(distinct.size() == out.size());  // no index or role repeats another's stream
+  // Outside a seeded computation the walk through transparent tasks still ends in the refusal.
+  out.clear();
+  BOOST_CHECK_THROW(tine::sync_wait(one, loop_entry, &indices, &out), std::logic_error);
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_is_a_counter_of_its_key) {

@@ -96,6 +96,18 @@ tine::task<long> pi_estimate(long samples) {       // splits the samples in halv
 // [docs:pi end]
 // clang-format on
 
+// clang-format off
+// [docs:noise]
+tine::task<void> add_noise(std::vector<double>* v) {  // element i gets the same noise anywhere
+  co_await tine::call(tine::async::for_each, *v, [](double& x) -> tine::task<void> {
+    tine::dprng rng = co_await tine::dprng::current();
+    x += rng.uniform() - 0.5;
+  });
+  co_await tine::join();
+}
+// [docs:noise end]
+// clang-format on
+
 }  // namespace reducers_page
 
 BOOST_AUTO_TEST_SUITE(reducers_page)
@@ -155,6 +167,25 @@ BOOST_AUTO_TEST_CASE(pi_is_the_same_on_every_scheduler) {
   BOOST_TEST(in == want);
   BOOST_TEST(pi > 3.13);
   BOOST_TEST(pi < 3.15);
+}
+
+BOOST_AUTO_TEST_CASE(noise_in_an_algorithms_bodies_is_the_same_on_every_pool) {
+  using reducers_page::add_noise;
+  std::vector<double> want(1000, 1.0);
+  tine::inline_scheduler one;
+  tine::sync_wait(one, tine::dprng::seeded(7, add_noise), &want);
+  for (std::size_t workers : {1U, 2U}) {
+    tine::busy_pool<> pool(workers);
+    std::vector<double> v(1000, 1.0);
+    // clang-format off
+    // [docs:noise_run]
+    tine::sync_wait(pool, tine::dprng::seeded(7, add_noise), &v);  // v: the same bits on any pool
+    // [docs:noise_run end]
+    // clang-format on
+    BOOST_TEST(v == want);
+  }
+  BOOST_TEST(want[0] != want[1]);
+  BOOST_TEST((want[0] > 0.5 && want[0] < 1.5));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
