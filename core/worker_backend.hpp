@@ -54,6 +54,20 @@ class worker_backend {
   /// and still holds, or null when its thieves took every one.
   virtual detail::frame* take_back() noexcept = 0;
 
+  /// Whether stops reach `f`, a frame running on this worker (a fork's parent) or a continuation
+  /// the worker is about to run with `worker_context::resume_stolen`: true only if `f->stack`
+  /// (the stacklet `f`'s fork-join scope opened on) is a live stacklet of this process, whose
+  /// header names a root or stop scope (`root_context`) that may be read here. Then, as on a
+  /// worker without a backend, a fork of `f` after a check request starts no child when `f`'s
+  /// root or scope was asked to stop or a sibling threw (push_checks.hpp), and a continuation of
+  /// `f` resumed by `resume_stolen` runs in its root's context (`tine::stop_requested()`,
+  /// `tine::request_stop()`). False by default: the core then never reads `f->stack`'s header,
+  /// which for a frame copied from another process names that process's memory.
+  virtual bool stops_reach(const detail::frame* f) const noexcept {
+    (void)f;
+    return false;
+  }
+
   /// A strand arrives at the join of `f`, whose continuation was taken from this worker (or
   /// which this worker took as a thief) since its scope opened, by any thief: a child that ended
   /// and did not find `f` to pop, or `f` itself at its join. Returns true if the strand arrived

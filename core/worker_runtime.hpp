@@ -235,8 +235,14 @@ class worker_runtime {
       m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
     }
     if (m_backend != nullptr) {
-      // A worker with a backend is not stopped this way: its frames may have come from another
-      // process, where their roots' contexts are.
+      // Only a fork (a child: not a continuation given back, final.hpp) of a frame whose root's
+      // context is this process's is stopped this way (its backend says which): the others may
+      // have come from another process, where their contexts are. Before the offer, which may
+      // take the parent's continuation and start the child.
+      if (child != nullptr && m_backend->stops_reach(parent) && check_fork(parent)) {
+        request_check();  // the task goes on forking: keep looking
+        return false;
+      }
       if (m_backend->offer(parent, child, m_deque)) {
         return true;
       }
