@@ -179,16 +179,22 @@ class worker_context {
   /// another worker's) as a thief, and returns when the work it led to is done. Counts the
   /// steal in the frame, as steal_from() does, for the join; the queue's steal must order the
   /// pusher's writes to the frame before this call (a release push and an acquire steal).
-  /// Continuations resumed this way are not reached by stop requests (the backend's thieves may
-  /// be other processes, where the root's context is not). Throws std::bad_alloc, without running
-  /// it, when memory is too short: keep it and retry.
+  /// Continuations resumed this way are reached by stop requests only if the installed backend
+  /// says so (`worker_backend::checks_forks`, or `stops_reach` for the continuation): its thieves
+  /// may be other processes, where the root's context is not. Throws std::bad_alloc, without running it, when memory is too short:
+  /// keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
     if (!reserve()) {
       throw std::bad_alloc();
     }
     ++continuation->steals;
-    m_runtime.enter(nullptr);
+    const worker_backend* backend = m_runtime.backend();
+    if (backend == nullptr || backend->checks_forks() || backend->stops_reach(continuation)) {
+      m_runtime.take_over(continuation);
+    } else {
+      m_runtime.enter(nullptr);
+    }
     m_runtime.views().begin_stolen(continuation);
     m_runtime.resume(detail::handle_of(continuation));
   }

@@ -17,7 +17,10 @@
 /// do not start their children: the forking task gets a `tine::cancelled` for its join instead,
 /// and so the root ends with `tine::cancelled` unless its tasks catch it and return a value
 /// anyway. A `call` still runs its child (it is part of the calling task's own work).
-/// Continuations that other processes took (`tine::mpi_pool`) are not reached by stops.
+/// On `tine::mpi_pool` a stop reaches the tasks on the rank whose root (rank 0) or stop scope
+/// it is, whichever worker of the rank runs them; continuations that other ranks took, and what
+/// they call and fork there, are not reached: there `request_stop()` returns false and forks
+/// start their children (docs/distributed.md).
 ///
 /// A stop reaches further, in the standard's vocabulary: `tine::get_stop_token()` is a
 /// `std::stop_token` of the task's innermost stop scope (or root), so a `std::stop_callback` on
@@ -50,7 +53,8 @@ inline bool stop_requested() noexcept {
 }
 
 /// Asks the calling task's innermost stop scope (or its root) to stop; returns false, doing
-/// nothing, outside a task or in one no stop reaches (a continuation another process took).
+/// nothing, outside a task or in one no stop reaches (on `tine::mpi_pool`, a continuation another
+/// rank took, and what it runs there).
 inline bool request_stop() noexcept {
   detail::worker_runtime* rt = detail::read_tls_runtime();
   if (rt == nullptr) {

@@ -53,13 +53,29 @@ class worker_backend {
   /// True: the frames this worker runs stay in this process, with their roots and stop scopes,
   /// so its forks obey stops and a sibling's exception as without a backend (push_checks.hpp:
   /// a fork that should not start its child is not offered). False, the default: every fork
-  /// starts its child, as a backend whose frames may come from another process needs (their
-  /// roots' contexts are there). Read once, at installation.
+  /// starts its child unless `stops_reach` says otherwise of its frame, as a backend whose frames
+  /// may come from another process needs (their roots' contexts are there). Read once, at
+  /// installation.
   virtual bool checks_forks() const noexcept { return false; }
 
   /// The worker's deque is empty at a pop: the newest continuation the backend took by `offer`
   /// and still holds, or null when its thieves took every one.
   virtual detail::frame* take_back() noexcept = 0;
+
+  /// Asked only when `checks_forks()` is false: whether stops reach `f`, a frame running on this
+  /// worker (a fork's parent) or a continuation the worker is about to run with
+  /// `worker_context::resume_stolen`: true only if `f->stack` (the stacklet `f`'s fork-join scope
+  /// opened on) is a live stacklet of this process, whose header names a root or stop scope
+  /// (`root_context`) that may be read here. Then, as on a worker without a backend, a fork of
+  /// `f` after a check request starts no child when `f`'s root or scope was asked to stop or a
+  /// sibling threw (push_checks.hpp), and a continuation of `f` resumed by `resume_stolen` runs in
+  /// its root's context (`tine::stop_requested()`, `tine::request_stop()`). False by default: the
+  /// core then never reads `f->stack`'s header, which for a frame copied from another process
+  /// names that process's memory.
+  virtual bool stops_reach(const detail::frame* f) const noexcept {
+    (void)f;
+    return false;
+  }
 
   /// A strand arrives at the join of `f`, whose continuation was taken from this worker (or
   /// which this worker took as a thief) since its scope opened, by any thief: a child that ended

@@ -277,11 +277,15 @@ class worker_runtime {
   /// A fork of a worker that was asked to look first (push_checks.hpp), or whose backend asked
   /// for an offer; or a continuation given back to the deque (`child` null: no fork).
   TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
+    // Whether this fork looks: every fork without a backend or with one that checks forks; with
+    // another backend, the forks of frames whose root's context is this process's, as it says
+    // (one from another process must start its child: its context is there). Before the offer,
+    // which may take the parent's continuation and start the child.
+    const bool checks = child != nullptr && (m_checks_forks || m_backend->stops_reach(parent));
     // The check marker. Cleared before looking (acq_rel): a request made after this sets it
     // again, and one made before is seen below with what it was for. Kept for a backend that is
     // offered every fork (two atomic operations less per fork, which it would only set again),
     // and, on a worker that checks its forks, when nothing forks: the check is for a fork.
-    const bool checks = m_checks_forks && child != nullptr;
     if (!m_offer_every_fork && (checks || m_backend != nullptr)) {
       m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
     }
@@ -297,8 +301,6 @@ class worker_runtime {
         parent->set_relay();
       }
     }
-    // A backend that does not check (the default) stops no fork: its frames may have come from
-    // another process, where their roots' contexts are.
     if (m_backend != nullptr && m_backend->offer(parent, child, m_deque)) {
       return true;
     }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -42,7 +43,75 @@ bool randomisation_disabled_system_wide() {
   std::exit(1);
 }
 
+/// What this program was built against, for messages.
+std::string built_against() {
+#if defined(MPICH_VERSION)
+  return std::string("MPICH ") + MPICH_VERSION;
+#elif defined(OPEN_MPI) && defined(OMPI_MAJOR_VERSION)
+  return "Open MPI " + std::to_string(OMPI_MAJOR_VERSION) + "." +
+         std::to_string(OMPI_MINOR_VERSION) + "." + std::to_string(OMPI_RELEASE_VERSION);
+#else
+  return "an MPI other than MPICH and Open MPI";
+#endif
+}
+
+/// The launcher whose mpiexec suits this program, for messages.
+const char* own_launcher() {
+#if defined(MPICH_VERSION)
+  return "MPICH's mpiexec (Debian: mpiexec.mpich)";
+#elif defined(OPEN_MPI)
+  return "Open MPI's mpiexec (Debian: mpiexec.openmpi)";
+#else
+  return "the mpiexec of the MPI it was built against";
+#endif
+}
+
 }  // namespace
+
+std::optional<launcher_job> launcher_job_size() {
+  // The variables the common launchers give each process they start, and the size they name.
+  // PMIx launchers (Open MPI 5's prterun, Slurm with PMIx) name the job's size only through
+  // PMIx itself: not read here.
+  static const struct {
+    const char* variable;
+    const char* launcher;
+  } known[] = {
+      {"OMPI_COMM_WORLD_SIZE", "Open MPI's mpiexec"},
+      {"PMI_SIZE", "a PMI launcher such as MPICH's mpiexec (Hydra), Intel MPI's or Slurm's"},
+      {"MPI_LOCALNRANKS", "MPICH's mpiexec (Hydra)"},
+  };
+  for (const auto& k : known) {
+    const char* text = std::getenv(k.variable);
+    if (text == nullptr) {
+      continue;
+    }
+    char* end = nullptr;
+    const long n = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && n > 1) {
+      return launcher_job{static_cast<int>(n > 1'000'000'000 ? 1'000'000'000 : n), k.variable,
+                          k.launcher};
+    }
+  }
+  return std::nullopt;
+}
+
+void warn_if_launched_by_another_mpi(const std::optional<launcher_job>& launched, int mpi_size) {
+  if (!launched.has_value() || mpi_size != 1) {
+    return;
+  }
+  // A warning, not a stop: the variables may be inherited (a program started by a process of an
+  // MPI job runs as a job of its own, rightly), and each process of a wrong launch still runs
+  // the whole computation correctly, alone.
+  std::fprintf(stderr,
+               "tine: warning: tine::mpi::environment: the launcher started this program as one "
+               "of %d processes (%s=%d, set by %s), but MPI sees a job of one process: the "
+               "program was most likely built against one MPI and started with another MPI's "
+               "mpiexec. It was built against %s: start it with %s, or build it against the MPI "
+               "whose mpiexec you use. Each process now runs alone, as a job of one rank.\n",
+               launched->processes, launched->variable, launched->processes, launched->launcher,
+               built_against().c_str(), own_launcher());
+  std::fflush(stderr);
+}
 
 void choose_one_sided_components() {
 #if defined(OPEN_MPI)
@@ -112,6 +181,8 @@ bool environment::restarted_without_randomisation() noexcept {
 }
 
 environment::environment(int& argc, char**& argv) {
+  // Before MPI starts: Open MPI, started alone, sets variables of its own.
+  const std::optional<detail::launcher_job> launched = detail::launcher_job_size();
   int initialised = 0;
   MPI_Initialized(&initialised);
   int provided = 0;
@@ -131,6 +202,9 @@ environment::environment(int& argc, char**& argv) {
             (m_owns ? std::string()
                     : ": initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)"));
   }
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  detail::warn_if_launched_by_another_mpi(launched, size);
   detail::check_same_layout(MPI_COMM_WORLD);
 }
 

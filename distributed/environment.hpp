@@ -20,10 +20,21 @@
 /// `pt2pt` and `rdma` one-sided components, which fail with `MPI_THREAD_MULTIPLE` (it sets
 /// `OMPI_MCA_osc=^pt2pt,rdma` unless the variable is set already). A program that initialises
 /// Open MPI itself sets that variable, or passes `--mca osc ^pt2pt,rdma` to `mpiexec`.
+///
+/// A program built against one MPI and started with another MPI's `mpiexec` (MPICH's and Open
+/// MPI's are both on Debian, as `mpiexec.mpich` and `mpiexec.openmpi`) becomes as many jobs of
+/// one process each, every one of which runs the whole computation alone. When the launcher's
+/// variables (`OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`, `MPI_LOCALNRANKS`) name more processes than the
+/// one MPI sees, the environment says so on stderr (`tine: warning: ...`, naming the MPI the
+/// program was built against and its `mpiexec`) and goes on: a warning rather than a stop,
+/// because a program started by a process of an MPI job inherits those variables and rightly
+/// runs alone.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <mpi.h>
+
+#include <optional>
 
 namespace tine::mpi {
 
@@ -59,6 +70,25 @@ namespace detail {
 /// Stops the program if code and libraries are not at the same addresses on every rank of
 /// `comm` (collective). Called by the environment; exposed for tests.
 void check_same_layout(MPI_Comm comm);
+
+/// What the process's launcher says of the job it started: more than one process, by the
+/// variable it sets (for messages: the variable and the launchers that set it).
+struct launcher_job {
+  int processes = 0;
+  const char* variable = nullptr;
+  const char* launcher = nullptr;
+};
+
+/// The job's size as the common launchers' variables name it (`OMPI_COMM_WORLD_SIZE`, set by Open
+/// MPI's mpiexec; `PMI_SIZE`, by PMI launchers such as MPICH's Hydra; `MPI_LOCALNRANKS`, by
+/// Hydra), when one names more than one process; nothing otherwise.
+std::optional<launcher_job> launcher_job_size();
+
+/// Prints a warning on stderr, naming the likely cause and the fix, when `launched` names more
+/// than one process and MPI's world has `mpi_size` == 1: a program built against one MPI and
+/// started by another's mpiexec runs as that many jobs of one process each. Called by the
+/// environment.
+void warn_if_launched_by_another_mpi(const std::optional<launcher_job>& launched, int mpi_size);
 
 /// Open MPI only: excludes the one-sided components that fail with tine's windows (see the file
 /// comment), unless `OMPI_MCA_osc` is set. Before `MPI_Init_thread`; nothing with MPICH.

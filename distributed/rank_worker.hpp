@@ -86,6 +86,16 @@ class rank_worker {
   /// Exceptions kept as tokens any rank can read (exception_store.hpp).
   const tine::detail::exception_codec* exceptions() const noexcept { return &m_codec; }
 
+  /// Whether the stacklet `f`'s scope opened on (`f->stack`) is in this rank's slice: then it is
+  /// one of this rank's live stacklets, the root or stop scope its header names is in this
+  /// process, and stops reach `f` (worker_backend::stops_reach). A frame's scope opens where the
+  /// frame runs after its last join, which is its home, so this holds for the frames whose home is
+  /// this rank, wherever in the rank they run; a copy of another rank's frame names that rank's
+  /// stacklet, whose header here is not one. Any worker of the rank.
+  bool stops_reach(const tine::detail::frame* f) const noexcept {
+    return f->stack != nullptr && m_region.home_rank(f->stack) == m_rank;
+  }
+
   /// The offer slot's item for `f`'s continuation, whose running child begins at `child`;
   /// nothing when its range is too large to move, or unknown (a frame of this rank whose
   /// continuation was taken in its current scope, or whose child is not named: `child` null).

@@ -43,6 +43,9 @@ class worker_lane final : public tine::worker_backend {
   bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override {
     return m_rank.arrive(f, arrival);
   }
+  bool stops_reach(const tine::detail::frame* f) const noexcept override {
+    return m_rank.stops_reach(f);
+  }
   const tine::detail::stacklet_source* stacklets() const noexcept override {
     return m_rank.stacklets();
   }

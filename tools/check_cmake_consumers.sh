@@ -5,7 +5,12 @@
 #   1. configure, build (Release, -j2, -Wall -Wextra -Werror) and install tine to a temp prefix;
 #   2. the installed version file accepts find_package(tine 0.1) and rejects 0.2 and 1.0;
 #   3. examples/cmake_consumer with find_package(tine 0.1) against that prefix, and with
-#      find_package(tine 0.1 COMPONENTS distributed) and its MPI program on two ranks;
+#      find_package(tine 0.1 COMPONENTS distributed) and its MPI program on two ranks (one job:
+#      rank 1 of 2 reports, and no warning that the launcher and MPI disagree); the MPI tine was
+#      built with is recorded in tine.pc and given to that consumer by default; configured with
+#      the other of MPICH and Open MPI (when installed) the consumer is refused with a message
+#      naming tine's MPI and how to choose it, and its program started by the other MPI's
+#      mpiexec warns;
 #   4. the same project with add_subdirectory(tine sources), its MPI program included;
 #   5. the same project with FetchContent from the release archive (tools/release.sh
 #      --allow-dirty; file:// URL and sha256), or from the source directory outside a git tree;
@@ -66,18 +71,34 @@ installed_tools() {
     echo "trace of fib(22) on 2 workers viewed: $(wc -c <"$tmp/demo-trace.html") bytes of HTML")
 }
 
-# mpi_run BUILD_DIR N PROGRAM: the program on N ranks of this machine, with the mpiexec that
-# FindMPI found for the build (Hydra's fork launcher; Open MPI's oversubscribed and allowed to run
-# as root, as CI does).
-mpi_run() {
-  local build="$1" n="$2" mpiexec
+# launch MPIEXEC N PROGRAM: the program on N ranks of this machine (Hydra's fork launcher; Open
+# MPI's oversubscribed and allowed to run as root, as CI does).
+launch() {
+  local mpiexec="$1" n="$2"
   shift 2
-  mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
-  [ -n "$mpiexec" ] || mpiexec=mpiexec
   if "$mpiexec" --version 2>&1 | grep -q -E "Open MPI|OpenRTE"; then
     timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$@"
   else
     timeout 120 "$mpiexec" -launcher fork -n "$n" "$@"
+  fi
+}
+
+# The start of tine's warning that the launcher's job and MPI's disagree (distributed/environment).
+mismatch_warning="tine: warning: tine::mpi::environment: the launcher started this program"
+
+# mpi_run BUILD_DIR N PROGRAM: the program on N ranks, with the mpiexec that FindMPI found for
+# the build; fails unless the ranks form one job (rank N-1 of N reports; no launcher warning:
+# with another MPI's mpiexec each process is a job of one, and each would pass alone).
+mpi_run() {
+  local build="$1" n="$2" mpiexec out
+  shift 2
+  mpiexec="$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+  [ -n "$mpiexec" ] || mpiexec=mpiexec
+  out="$(launch "$mpiexec" "$n" "$@" 2>&1)" || { echo "$out"; return 1; }
+  echo "$out"
+  if grep -qF "$mismatch_warning" <<<"$out" || ! grep -q "rank $((n - 1)) of $n" <<<"$out"; then
+    echo "$mpiexec did not start one job of $n ranks"
+    return 1
   fi
 }
 
@@ -112,6 +133,52 @@ EOF
   done
   echo "tine $(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$file"): find_package 0.1 and" \
     "0.1.0 accepted; 0.0, 0.2 and 1.0 rejected"
+}
+
+# other_mpi PREFIX: the installed tine records its MPI (tine.pc's mpi, mpi_cxx_compiler and
+# mpiexec variables); then, against the other of MPICH and Open MPI (when installed), the
+# consumer of tine::distributed must fail to configure, saying which MPI tine was built with and
+# how to choose it, and the consumer built with tine's MPI (find_package_distributed), started by
+# the other MPI's mpiexec, must warn that the launcher and MPI disagree.
+other_mpi() {
+  local prefix="$1" mpi wrapper mpiexec other_wrapper other_mpiexec out
+  mpi="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=mpi tine)"
+  wrapper="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=mpi_cxx_compiler tine)"
+  mpiexec="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=mpiexec tine)"
+  case "$mpi" in
+    MPICH*) other_wrapper=mpicxx.openmpi other_mpiexec=mpiexec.openmpi ;;
+    "Open MPI"*) other_wrapper=mpicxx.mpich other_mpiexec=mpiexec.mpich ;;
+    *) echo "tine.pc names no MPI of MPICH and Open MPI (mpi=$mpi)"; return 1 ;;
+  esac
+  if ! grep -q "^MPI_CXX_COMPILER:FILEPATH=$wrapper\$" "$tmp/find_package_distributed/CMakeCache.txt"
+  then
+    echo "the consumer of tine::distributed did not get tine's MPI ($wrapper) by default"
+    return 1
+  fi
+  if ! other_wrapper="$(command -v "$other_wrapper")" ||
+    ! other_mpiexec="$(command -v "$other_mpiexec")"; then
+    echo "tine was built with $mpi; the other MPI is not installed: nothing to refuse"
+    return 0
+  fi
+  if cmake -S "$src/examples/cmake_consumer" -B "$tmp/other-mpi" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DTINE_CONSUMER_DISTRIBUTED=ON -DMPI_CXX_COMPILER="$other_wrapper" >other-mpi-configure.log 2>&1 ||
+    ! tr -s ' \n' ' ' <other-mpi-configure.log | grep -qF "tine was built with $mpi" ||
+    ! tr -s ' \n' ' ' <other-mpi-configure.log | grep -qF -- "-DMPI_CXX_COMPILER=$wrapper"; then
+    echo "a consumer whose FindMPI finds $other_wrapper was not refused, naming $mpi and $wrapper:"
+    cat other-mpi-configure.log
+    return 1
+  fi
+  out="$(launch "$other_mpiexec" 2 "$tmp/find_package_distributed/distributed_app" 2>&1)" || {
+    echo "$out"
+    return 1
+  }
+  if ! grep -qF "$mismatch_warning" <<<"$out"; then
+    echo "distributed_app ($mpi) started by $other_mpiexec did not warn:"
+    echo "$out"
+    return 1
+  fi
+  echo "tine built with $mpi ($wrapper, $mpiexec): a consumer with $other_wrapper refused;" \
+    "its program under $other_mpiexec warned"
 }
 
 # pkg_consumer PREFIX COMPILER: builds main.cpp with pkg-config's flags only, and runs it.
@@ -149,6 +216,8 @@ if [ "$failed" -eq 0 ]; then
   step "find_package consumer of tine::distributed (COMPONENTS distributed)" \
     find_package_distributed.log consumer find_package_distributed \
     -DCMAKE_PREFIX_PATH="$tmp/prefix" -DTINE_CONSUMER_DISTRIBUTED=ON
+  step "tine's MPI recorded; a consumer with the other MPI refused, its mpiexec warned of" \
+    other-mpi.log other_mpi "$tmp/prefix"
   for cxx in g++ clang++-16; do
     if command -v "$cxx" >/dev/null; then
       step "pkg-config consumer ($cxx)" "pkg-config-$cxx.log" pkg_consumer "$tmp/prefix" "$cxx"

@@ -3,7 +3,8 @@
 # Bazel test suite's MPICH: tine built with CMake against Open MPI's compiler wrapper, and the
 # distributed foundation's test programs (the region, the offer slot, the pool, steals and
 # exceptions across ranks, two workers per rank, global vectors, their algorithms, sort, cache
-# and stress test, and examples/global_memory.cpp) built against it and run on 1 and 2 ranks.
+# and stress test, and examples/global_memory.cpp) built against it and run on 1 and 2 ranks;
+# and one of them started by MPICH's mpiexec, where tine must warn that MPI sees one process.
 # Open MPI's mpiexec runs here oversubscribed (2 cores) and as root (CI). One line per run ("ok"
 # or "FAIL" with its output's tail); exits non-zero if any failed. A few minutes on 2 cores (355 s
 # beside other builds, at a load of 7 to 11).
@@ -86,6 +87,22 @@ program() {
 }
 
 program region_test 1 2
+# Started by MPICH's mpiexec, each process of an Open MPI program is a job of one rank: the
+# environment must say so on stderr (the run itself succeeds, alone).
+if mpich_exec="$(command -v mpiexec.mpich)"; then
+  runs=$((runs + 1))
+  log="$tmp/run$runs.log"
+  label="region_test on 2 processes of MPICH's mpiexec"
+  if timeout --kill-after=10 120 "$mpich_exec" -launcher fork -n 2 "$tmp/region_test" \
+    >"$log" 2>&1 && [ "$(grep -c "tine: warning: tine::mpi::environment: the launcher started \
+this program as one of 2 processes" "$log")" -eq 2 ]; then
+    echo "ok   $label: each warned that MPI sees one process"
+  else
+    echo "FAIL $label: not two warnings that MPI sees one process; the end of its output:"
+    tail -n 30 "$log" | sed 's/^/    /'
+    failed=1
+  fi
+fi
 program offer_slot_test 1 2
 program mpi_pool_test 1 2
 program mpi_pool_steal_test 2

@@ -1,6 +1,7 @@
 // A user's program built with CMake (find_package, add_subdirectory or FetchContent) or with
-// pkg-config against an installed tine: a recursive task and a parallel reduce on a lazy pool.
-// Exits non-zero on a wrong result.
+// pkg-config against an installed tine: a recursive task and a parallel reduce on a lazy pool, and
+// the work/span analyzer on the task (analysis/, headers and library). Exits non-zero on a wrong
+// result.
 #include <cstdio>
 #include <functional>
 #include <numeric>
@@ -32,8 +33,12 @@ int main() {
   std::iota(v.begin(), v.end(), 1L);
   const long sum = tine::reduce(pool, v, 0L, std::plus<>{});
 
-  const bool ok = f == 75025 && sum == 5'000'050'000L;
-  std::printf("tine %s: fib(25) = %ld, reduce(1..100000) = %ld: %s\n", TINE_VERSION_STRING, f, sum,
-              ok ? "ok" : "WRONG");
+  // Counted in units (each strand 1): fib(15) has 1973 tasks, so its work is the same every run.
+  const tine::analysis a = tine::analyze({.unit_strands = true}, fib, 15);
+
+  const bool ok = f == 75025 && sum == 5'000'050'000L && a.work() > 0 && a.span() > 0 &&
+                  a.parallelism() > 1;
+  std::printf("tine %s: fib(25) = %ld, reduce(1..100000) = %ld, fib(15)'s parallelism %.1f: %s\n",
+              TINE_VERSION_STRING, f, sum, a.parallelism(), ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -4,6 +4,9 @@
 # A run that has not ended after SECONDS fails (a hang is a failure, not a stuck suite).
 # With EXPECT_FAILURE=TEXT in the environment the program must instead fail, and its output
 # must contain TEXT (a misuse that tine stops with a message); and EXPECT_ALSO=TEXT2 too, if set.
+# With EXPECT_OUTPUT=TEXT it must succeed and its output contain TEXT (a warning; and EXPECT_ALSO
+# too, if set). Otherwise a run whose output has tine's warning that the launcher and MPI
+# disagree fails: the tests are launched right.
 set -u
 ranks="${1:?usage: mpi_run.sh N SECONDS PROGRAM [ARGS...]}"
 limit="${2:?}"
@@ -35,5 +38,19 @@ if [ -n "${EXPECT_FAILURE:-}" ]; then
   done
   echo "PASS: failed as expected, saying: $EXPECT_FAILURE${EXPECT_ALSO:+ and $EXPECT_ALSO}"
   exit 0
+fi
+if [ -n "${EXPECT_OUTPUT:-}" ]; then
+  for text in "$EXPECT_OUTPUT" "${EXPECT_ALSO:-}"; do
+    if [ $rc -ne 0 ] || { [ -n "$text" ] && ! grep -qF -- "$text" <<<"$out"; }; then
+      echo "FAIL: expected a run that succeeds and says: $text"
+      exit 1
+    fi
+  done
+  echo "PASS: succeeded, saying: $EXPECT_OUTPUT${EXPECT_ALSO:+ and $EXPECT_ALSO}"
+  exit 0
+fi
+if grep -qF "tine: warning: tine::mpi::environment: the launcher started" <<<"$out"; then
+  echo "FAIL: the launcher and MPI disagree (the warning above)"
+  exit 1
 fi
 exit $rc
