@@ -851,7 +851,6 @@ def selftest_analysis(an, dom):
                                                                             v)[:-1]))),
         ("a point of the predicted curve 3 px off",
          set_attr("scal-curve-predicted", "d", lambda v: move_point(v, 200, 3))),
-        ("the greedy and predicted curves swapped", swap_curves),
         ("a wrong x axis label", set_text("scal-xtick-8", lambda v: "300")),
         ("an x axis label out of place", set_attr("scal-xtick-4", "x",
                                                   lambda v: f"{float(v) + 4:.2f}")),
@@ -872,6 +871,14 @@ def selftest_analysis(an, dom):
         ("forks off by one", set_attr("scal-forks", "data-value", lambda v: str(int(v) + 1))),
         ("the analysis's name", set_text("scal-name-text", lambda v: v + "x")),
     ]
+    # Swapping the greedy and predicted curves is a wrong page only where they differ by more
+    # than the drawing's tolerance: with a cheap steal and few steals on the span (a measured
+    # analysis can have both) the two curves coincide within a pixel.
+    greedy, _ = _path_points(dom.by_id["scal-curve-greedy"]["d"], "the greedy curve")
+    predicted, _ = _path_points(dom.by_id["scal-curve-predicted"]["d"], "the predicted curve")
+    if len(greedy) != len(predicted) or max(
+            abs(g[1] - p[1]) for g, p in zip(greedy, predicted)) > 2 * COORD_TOL:
+        mutations.append(("the greedy and predicted curves swapped", swap_curves))
     if an["regions"]:
         mutations += [
             ("a region's name", set_text("scal-region-0-name", lambda v: v + "x")),
