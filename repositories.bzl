@@ -25,6 +25,7 @@ load(
     "tine_debian_copy",
     "tine_system_library",
 )
+load("//tools:stdexec_repo.bzl", "tine_stdexec")
 
 # The hwloc repository's attributes, shared with extensions.bzl (bzlmod).
 # Optional: without a usable hwloc (2.x) the repository says AVAILABLE = False in
@@ -126,6 +127,9 @@ def tine_dependencies():
 
     maybe(tine_system_library, **HWLOC_REPOSITORY)
     maybe(tine_system_library, **MPI_REPOSITORY)
+
+    # stdexec for //execution (std::execution), optional: tools/stdexec_repo.bzl.
+    maybe(tine_stdexec, name = "tine_stdexec")
 
 def tine_testing_dependencies():
     """The test frameworks of the conformance kit's adapters (//testing).

@@ -53,6 +53,7 @@
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/task.hpp>  // dependent_false
 #include <tine/core/worker_runtime.hpp>
 
 namespace tine {

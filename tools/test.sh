@@ -28,6 +28,19 @@ done
 
 tools/install-deps.sh || exit 1
 
+# stdexec, the optional dependency of the std::execution layer (//execution), is not a Debian
+# package: users point TINE_STDEXEC_DIR at their copy (docs/build.md). Under CI the copy beside
+# the project's checkout is used; without one the layer's tests are skipped, and this says so.
+if [ -z "${TINE_STDEXEC_DIR:-}" ] && [ "${CI:-}" = true ] && [ -d ../shared/third_party/stdexec ]; then
+  TINE_STDEXEC_DIR="$(cd ../shared/third_party/stdexec && pwd)"
+  export TINE_STDEXEC_DIR
+fi
+if [ -n "${TINE_STDEXEC_DIR:-}" ]; then
+  echo "=== stdexec: $TINE_STDEXEC_DIR (the std::execution layer's tests run)"
+else
+  echo "=== stdexec: TINE_STDEXEC_DIR not set: the std::execution layer's tests are skipped"
+fi
+
 out="$(mktemp -d "${TMPDIR:-/tmp}/tine-test.XXXXXX")"
 trap 'rm -rf "$out"' EXIT
 
