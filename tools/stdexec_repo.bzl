@@ -28,6 +28,7 @@ def _stdexec_impl(ctx):
     given = ctx.os.environ.get("TINE_STDEXEC_DIR", "")
     pretend = ctx.os.environ.get("TINE_PRETEND_MISSING", "").replace(",", " ").split(" ")
     found = None
+    why = ""
     if "stdexec" in pretend or ctx.name in pretend:
         why = "TINE_PRETEND_MISSING names it"
     elif given:
