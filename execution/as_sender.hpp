@@ -160,7 +160,6 @@ void refuse_mpi_pool() {
 /// A sender of `fn(args...)`'s value, run as a root on tine scheduler `sched` when started (see
 /// the file comment). `sched` must outlive the operation.
 template <tine::scheduler S, typename F, typename... Args>
-requires(!std::same_as<std::remove_cv_t<S>, scheduler>)
 detail::task_sender<std::decay_t<F>, std::decay_t<Args>...> as_sender(S& sched, F&& fn,
                                                                       Args&&... args) {
   detail::refuse_mpi_pool<S>();
@@ -168,10 +167,10 @@ detail::task_sender<std::decay_t<F>, std::decay_t<Args>...> as_sender(S& sched, 
 }
 
 /// The same on the tine scheduler a `tine::execution::scheduler` names.
-template <typename F, typename... Args>
-detail::task_sender<std::decay_t<F>, std::decay_t<Args>...> as_sender(const scheduler& sch,
+template <typename S, typename F, typename... Args>
+detail::task_sender<std::decay_t<F>, std::decay_t<Args>...> as_sender(const scheduler<S>& sch,
                                                                       F&& fn, Args&&... args) {
-  return {sch.tine_scheduler(), std::forward<F>(fn), std::forward<Args>(args)...};
+  return {scheduler_ref(sch.tine_scheduler()), std::forward<F>(fn), std::forward<Args>(args)...};
 }
 
 }  // namespace tine::execution

@@ -18,6 +18,9 @@
 /// piece on one worker, in order. `bulk_chunked`'s function is called with each piece's
 /// `[begin, end)`; `bulk` and `bulk_unchunked`'s once per index.
 ///
+/// A function that returns a `tine::task` (tine's own extension: other schedulers would drop the
+/// task unrun) has each call run as a child task, so a body may fork and join.
+///
 /// Completion: the predecessor's values, passed by reference to every call, then sent on with
 /// `set_value`; the first exception a call throws with `set_error(std::exception_ptr)` once
 /// every piece already started has finished (pieces not started are skipped, as in
@@ -38,6 +41,7 @@
 #include <exec/completion_signatures.hpp>
 #include <stdexec/execution.hpp>
 
+#include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
@@ -78,12 +82,23 @@ class bulk_operation {
     }
   };
 
+  /// Whether the function returns a tine task for the values in `Tuple`: each call then runs
+  /// as a child task, which may fork.
+  template <typename Tuple>
+  static constexpr bool returns_task = []<typename... V>(std::tuple<V...>*) {
+    if constexpr (Chunked) {
+      return tine::detail::task_body<Fun&, Shape, Shape, V&...>;
+    } else {
+      return tine::detail::task_body<Fun&, Shape, V&...>;
+    }
+  }(static_cast<Tuple*>(nullptr));
+
   /// One piece of the loop: the function on `[lo, hi)` with the predecessor's values.
   template <typename Tuple>
   struct piece {
     bulk_operation* op;
     Tuple* values;
-    void operator()(std::size_t lo, std::size_t hi) const {
+    void operator()(std::size_t lo, std::size_t hi) const requires(!returns_task<Tuple>) {
       std::apply(
           [&](auto&... v) {
             if constexpr (Chunked) {
@@ -95,6 +110,25 @@ class bulk_operation {
             }
           },
           *values);
+    }
+    /// A function that returns a task: each call a child task, in turn (the pieces are what run
+    /// in parallel, and the tasks' own forks).
+    tine::task<void> operator()(std::size_t lo, std::size_t hi) const
+        requires returns_task<Tuple> {
+      // The call requests refer to their arguments until awaited: every argument is an lvalue
+      // that outlives the co_await (a local here, or the values in the operation state).
+      if constexpr (Chunked) {
+        const Shape begin = static_cast<Shape>(lo);
+        const Shape end = static_cast<Shape>(hi);
+        co_await std::apply(
+            [&](auto&... v) { return tine::call(op->m_fun, begin, end, v...); }, *values);
+      } else {
+        for (std::size_t i = lo; i < hi; ++i) {
+          const Shape index = static_cast<Shape>(i);
+          co_await std::apply([&](auto&... v) { return tine::call(op->m_fun, index, v...); },
+                              *values);
+        }
+      }
     }
   };
 

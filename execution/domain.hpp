@@ -14,13 +14,22 @@
 #include <exec/sender_for.hpp>
 #include <stdexec/execution.hpp>
 
+#include <tine/core/concepts.hpp>
+#include <tine/core/scheduler_ref.hpp>
 #include <tine/execution/bulk.hpp>
 
 namespace tine::execution {
 
+template <tine::scheduler S>
 class scheduler;
 
 namespace detail {
+
+/// Whether `T` is a `tine::execution::scheduler<S>`.
+template <typename T>
+inline constexpr bool is_tine_p2300_scheduler = false;
+template <typename S>
+inline constexpr bool is_tine_p2300_scheduler<scheduler<S>> = true;
 
 /// The execution policy a bulk sender's data was given (the data is `{policy, shape, fun}`).
 template <typename Data>
@@ -43,14 +52,18 @@ constexpr decltype(auto) like(X& x) noexcept {
 /// Whether `Sender` (a bulk sender) completes on a tine scheduler in environment `Env`.
 template <typename Sender, typename Env>
 concept completes_on_tine = requires(const Sender& s, const Env& env) {
-  {
-    stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(s), env)
-    } -> std::same_as<tine::execution::scheduler>;
-};
+  stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(s), env);
+} && is_tine_p2300_scheduler<std::remove_cvref_t<decltype(
+    stdexec::get_completion_scheduler<stdexec::set_value_t>(
+        stdexec::get_env(std::declval<const Sender&>()), std::declval<const Env&>()))>>;
 
+/// `bulk` is taken as it is, before stdexec lowers it to `bulk_chunked` with a per-index loop of
+/// its own: tine's pieces then call the function once per index themselves, and a function that
+/// returns a tine task has each of its tasks run (the lowered loop would drop them unrun).
 struct domain : stdexec::default_domain {
   template <typename Sender, typename Env>
-  requires(exec::sender_for<Sender, stdexec::bulk_chunked_t> ||
+  requires(exec::sender_for<Sender, stdexec::bulk_t> ||
+           exec::sender_for<Sender, stdexec::bulk_chunked_t> ||
            exec::sender_for<Sender, stdexec::bulk_unchunked_t>) &&
       completes_on_tine<Sender, Env>
   auto transform_sender(stdexec::set_value_t, Sender&& sndr, const Env& env) const {
@@ -65,7 +78,7 @@ struct domain : stdexec::default_domain {
     using child_type = std::remove_cvref_t<decltype(child)>;
     return bulk_sender<chunked, std::remove_cvref_t<decltype(shape)>,
                        std::remove_cvref_t<decltype(fun)>, child_type>(
-        sch.tine_scheduler(), like<Sender>(child), shape, like<Sender>(fun), parallel);
+        scheduler_ref(sch.tine_scheduler()), like<Sender>(child), shape, like<Sender>(fun), parallel);
   }
 };
 

@@ -18,8 +18,12 @@
 #      clang++-16 when installed);
 #   7. if the tree has policies/topology_flat.cpp: tine built with TINE_WITH_HWLOC=OFF (and
 #      TINE_WITH_MPI=OFF, which must install no distributed layer, and against which
-#      find_package(tine COMPONENTS distributed) must fail saying so), whose tine.pc must not
-#      require hwloc, and main.cpp built against it.
+#      find_package(tine COMPONENTS distributed) must fail saying so; and without stdexec, against
+#      which COMPONENTS execution must fail saying so), whose tine.pc must not require hwloc, and
+#      main.cpp built against it.
+#   With TINE_STDEXEC_DIR set (tools/test.sh sets it under CI), steps 3 and 4 also build and run
+#   examples/cmake_consumer's execution_app against tine::execution
+#   (find_package(tine COMPONENTS execution), and the target in the add_subdirectory build).
 #
 # Each consumer runs its programs, which exit non-zero on a wrong result. One line per step
 # ("ok" or "FAIL", with the log's tail on failure); exits non-zero if any step failed.
@@ -111,7 +115,8 @@ consumer() {
     cmake --build "$build" -j2 &&
     "$build/testing_app" &&
     "$build/app" &&
-    if [ -x "$build/distributed_app" ]; then mpi_run "$build" 2 "$build/distributed_app"; fi
+    if [ -x "$build/distributed_app" ]; then mpi_run "$build" 2 "$build/distributed_app"; fi &&
+    if [ -x "$build/execution_app" ]; then "$build/execution_app"; fi
 }
 
 # The package version file alone (SameMinorVersion while tine is 0.x).
@@ -218,15 +223,25 @@ if [ "$failed" -eq 0 ]; then
     -DCMAKE_PREFIX_PATH="$tmp/prefix" -DTINE_CONSUMER_DISTRIBUTED=ON
   step "tine's MPI recorded; a consumer with the other MPI refused, its mpiexec warned of" \
     other-mpi.log other_mpi "$tmp/prefix"
+  if [ -n "${TINE_STDEXEC_DIR:-}" ]; then
+    step "find_package consumer of tine::execution (COMPONENTS execution, stdexec)" \
+      find_package_execution.log consumer find_package_execution \
+      -DCMAKE_PREFIX_PATH="$tmp/prefix" -DTINE_CONSUMER_EXECUTION=ON
+  else
+    echo "note: TINE_STDEXEC_DIR is not set: tine::execution not built, its consumer not run"
+  fi
   for cxx in g++ clang++-16; do
     if command -v "$cxx" >/dev/null; then
       step "pkg-config consumer ($cxx)" "pkg-config-$cxx.log" pkg_consumer "$tmp/prefix" "$cxx"
     fi
   done
 fi
-step "add_subdirectory consumer (tine::distributed too)" subdirectory.log consumer subdirectory \
+execution_consumer=OFF
+[ -z "${TINE_STDEXEC_DIR:-}" ] || execution_consumer=ON
+step "add_subdirectory consumer (tine::distributed too, and tine::execution with stdexec)" \
+  subdirectory.log consumer subdirectory \
   -DTINE_FROM=subdirectory -DTINE_SOURCE="$src" -DCMAKE_CXX_FLAGS="$flags" \
-  -DTINE_CONSUMER_DISTRIBUTED=ON
+  -DTINE_CONSUMER_DISTRIBUTED=ON -DTINE_CONSUMER_EXECUTION="$execution_consumer"
 if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ]; then
   archive="" sha256=""
   step "release archive" archive.log source_archive  # sets archive and sha256
@@ -242,7 +257,7 @@ fi
 if [ -f "$src/policies/topology_flat.cpp" ]; then
   no_hwloc() {
     install_tine build-flat prefix-flat -DTINE_WITH_HWLOC=OFF -DTINE_WITH_MPI=OFF \
-      -DTINE_INSTALL_TOOLS=OFF || return 1
+      -DTINE_INSTALL_TOOLS=OFF -DTINE_STDEXEC_DIR= || return 1
     if [ -e "$tmp/prefix-flat/bin/tine-trace-demo" ] || [ -e "$tmp/prefix-flat/share/tine" ]; then
       echo "tine configured with TINE_INSTALL_TOOLS=OFF installed the trace demo or viewer"
       return 1
@@ -259,6 +274,15 @@ if [ -f "$src/policies/topology_flat.cpp" ]; then
       echo "find_package(tine COMPONENTS distributed) of a tine built without MPI did not fail" \
         "saying so:"
       cat no-mpi.log
+      return 1
+    fi
+    # Nor is the execution component of a tine built without stdexec.
+    if cmake -S "$src/examples/cmake_consumer" -B "$tmp/no-stdexec-consumer" \
+      -DCMAKE_PREFIX_PATH="$tmp/prefix-flat" -DTINE_CONSUMER_EXECUTION=ON >no-stdexec.log 2>&1 ||
+      ! grep -q "tine was built without stdexec" no-stdexec.log; then
+      echo "find_package(tine COMPONENTS execution) of a tine built without stdexec did not" \
+        "fail saying so:"
+      cat no-stdexec.log
       return 1
     fi
     if PKG_CONFIG_PATH="$tmp/prefix-flat/lib/pkgconfig" pkg-config --print-requires tine |
