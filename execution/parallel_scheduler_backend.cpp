@@ -183,6 +183,13 @@ class bulk_operation {
   detail::root_completion<void, receiver, send_value> m_completion;
 };
 
+// What the frontend lends, unless a program changes stdexec's macros: the operations fit, and
+// neither a schedule nor a bulk allocates anything but the loop's root.
+static_assert(sizeof(schedule_node) <= STDEXEC_PARALLEL_SCHEDULER_SCHEDULE_OP_SIZE &&
+              alignof(schedule_node) <= STDEXEC_PARALLEL_SCHEDULER_SCHEDULE_OP_ALIGN);
+static_assert(sizeof(bulk_operation) <= STDEXEC_PARALLEL_SCHEDULER_BULK_SCHEDULE_OP_SIZE &&
+              alignof(bulk_operation) <= STDEXEC_PARALLEL_SCHEDULER_BULK_SCHEDULE_OP_ALIGN);
+
 }  // namespace
 
 pool_backend::pool_backend(std::size_t workers) : m_pool(workers) {}
