@@ -23,9 +23,11 @@
 
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
+#include <tine/core/cancelled.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/spawn.hpp>
+#include <tine/core/stop.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>
 #include <tine/execution/detail/root_completion.hpp>
@@ -119,10 +121,16 @@ class bulk_operation {
     void operator()(receiver& r) const noexcept { stdexec::set_value(std::move(r)); }
   };
 
-  /// One piece of the loop, `[lo, hi)`.
+  /// One piece of the loop, `[lo, hi)`; skipped once the frontend's stop was requested.
   struct piece {
     const bulk_operation* op;
     void operator()(std::size_t lo, std::size_t hi) const noexcept {
+      // Seen here as well as through root_completion's link: the link exists only once the
+      // root is spawned, and a short loop may otherwise run to its end before it does.
+      if (op->m_token.stop_requested()) {
+        tine::request_stop();  // the root's forks not yet started no longer start
+        return;
+      }
       if (op->m_chunked) {
         op->m_proxy->execute(lo, hi);
       } else {
@@ -139,6 +147,11 @@ class bulk_operation {
         tine::detail::leaf_size(op->m_count, {}, tine::detail::workers_here());
     co_await tine::call(tine::detail::split_for<piece>, &body, std::size_t{0}, op->m_count, grain);
     co_await tine::join();
+    if (op->m_token.stop_requested()) {
+      // A piece may have been skipped: the frontend gets set_stopped, never a value for a loop
+      // that did not cover its range.
+      throw tine::cancelled();
+    }
   }
 
  public:

@@ -50,9 +50,10 @@ namespace parallel_replacement = stdexec::parallel_scheduler_replacement;
 ///   Chunked: the frontend's `execute(begin, end)` once per piece; unchunked: `execute(i, i + 1)`
 ///   once per index. Every index is covered exactly once, inside a tine task. The operation's
 ///   bookkeeping lives in the lent storage when it fits (else it is allocated); the root is
-///   allocated, as a spawned root is. Then `set_value()`; `set_stopped()` if the frontend's stop
-///   token is stopped (pieces not started by then are skipped); `set_error` if the root could
-///   not be allocated or started.
+///   allocated, as a spawned root is. Then `set_value()` once every index is covered;
+///   `set_stopped()` if the frontend's stop token was stopped before the loop ended (the pieces
+///   starting after the stop are skipped); `set_error` if the root could not be allocated or
+///   started.
 /// - stdexec's frontend calls the bulk body through `execute`, which is `noexcept`: a body that
 ///   throws ends the program there, before tine sees it (an exception thrown in a `then` on the
 ///   parallel scheduler is caught by `then` and sent as `set_error`, as on any scheduler).
