@@ -6,8 +6,8 @@
 //   the scope joined;
 // - bulk over 10^7 elements, a cheap body and an uneven one (cost growing with the index), with
 //   stdexec::bulk(par, ...) on every scheduler and tine::for_each on the tine pools;
-// - fib(30) written with senders (let_value recursion, a serial cutoff), and tine's task fib(30)
-//   as one sender (as_sender).
+// - fib(30) written with senders (let_value recursion, serial below 20), and tine's task fib(30)
+//   as one sender (as_sender), a task per call and with the senders' cutoff.
 //   bazel run -c opt //bench:execution              bazel-bin/bench/execution --smoke (CI)
 #include <tbb/global_control.h>
 
@@ -87,8 +87,8 @@ struct tbb_pool {
 
 template <typename P>
 bool latency_once(P& p) {
-  auto [r] = ex::sync_wait(ex::schedule(p.scheduler()) | ex::then([]() noexcept { return 7; }))
-                 .value();
+  auto [r] =
+      ex::sync_wait(ex::schedule(p.scheduler()) | ex::then([]() noexcept { return 7; })).value();
   return r == 7;
 }
 
@@ -187,9 +187,8 @@ long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2
 // Senders of fib below the cutoff are the serial function: one sender per call above it.
 constexpr int sender_cutoff = 20;
 
-using long_sender = exec::any_sender<exec::any_receiver<
-    ex::completion_signatures<ex::set_value_t(long), ex::set_error_t(std::exception_ptr),
-                              ex::set_stopped_t()>>>;
+using long_sender = exec::any_sender<exec::any_receiver<ex::completion_signatures<
+    ex::set_value_t(long), ex::set_error_t(std::exception_ptr), ex::set_stopped_t()>>>;
 
 // fib(n) = when_all(fib(n-1) started on sch, fib(n-2)) | then(+), each built when started
 // (let_value), so the sender tree unfolds as it runs.
@@ -198,22 +197,24 @@ long_sender fib_sender(Sch sch, int n) {
   if (n < sender_cutoff) {
     return ex::just() | ex::then([n] { return fib_serial(n); });
   }
-  return ex::when_all(
-             ex::starts_on(sch, ex::just() | ex::let_value([sch, n] {
-                                  return fib_sender(sch, n - 1);
-                                })),
-             ex::just() | ex::let_value([sch, n] { return fib_sender(sch, n - 2); })) |
+  return ex::when_all(ex::starts_on(sch, ex::just() | ex::let_value([sch, n] {
+                                           return fib_sender(sch, n - 1);
+                                         })),
+                      ex::just() | ex::let_value([sch, n] { return fib_sender(sch, n - 2); })) |
          ex::then([](long a, long b) { return a + b; });
 }
 
+// tine's fib: a task per call (Cutoff 2), or with the senders' cutoff (the same tree of tasks
+// as the senders', so the two compare the cost of a node).
+template <int Cutoff>
 tine::task<long> fib_task(int n) {
-  if (n < 2) {
-    co_return n;
+  if (n < Cutoff) {
+    co_return fib_serial(n);
   }
   long a = 0;
   long b = 0;
-  co_await tine::fork(&a, fib_task, n - 1);
-  co_await tine::call(&b, fib_task, n - 2);
+  co_await tine::fork(&a, fib_task<Cutoff>, n - 1);
+  co_await tine::call(&b, fib_task<Cutoff>, n - 2);
   co_await tine::join();
   co_return a + b;
 }
@@ -224,9 +225,9 @@ long fib_senders_once(P& p, int n) {
   return r;
 }
 
-template <typename P>
+template <int Cutoff, typename P>
 long fib_task_once(P& p, int n) {
-  auto [r] = ex::sync_wait(tine::execution::as_sender(p.pool, fib_task, n)).value();
+  auto [r] = ex::sync_wait(tine::execution::as_sender(p.pool, fib_task<Cutoff>, n)).value();
   return r;
 }
 
@@ -252,11 +253,12 @@ void add(const std::string& row, int workers, F once) {
   if (std::find(registering.begin(), registering.end(), row) == registering.end()) {
     return;
   }
-  benchmark::RegisterBenchmark((row + "/" + P::name + "/threads:" + std::to_string(workers)).c_str(),
-                               [workers, once](benchmark::State& state) {
-                                 P p(workers);
-                                 once(p, state);
-                               })
+  benchmark::RegisterBenchmark(
+      (row + "/" + P::name + "/threads:" + std::to_string(workers)).c_str(),
+      [workers, once](benchmark::State& state) {
+        P p(workers);
+        once(p, state);
+      })
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
 }
@@ -330,8 +332,16 @@ void register_pool(int workers) {
     add<P>("fib_task", workers, [s, workers](P& p, benchmark::State& state) {
       const long expected = fib_serial(s.fib_n);
       for (auto _ : state) {
-        if (fib_task_once(p, s.fib_n) != expected) {
+        if (fib_task_once<2>(p, s.fib_n) != expected) {
           wrong("fib_task", P::name, workers);
+        }
+      }
+    });
+    add<P>("fib_task_cutoff", workers, [s, workers](P& p, benchmark::State& state) {
+      const long expected = fib_serial(s.fib_n);
+      for (auto _ : state) {
+        if (fib_task_once<sender_cutoff>(p, s.fib_n) != expected) {
+          wrong("fib_task_cutoff", P::name, workers);
         }
       }
     });
@@ -372,8 +382,11 @@ void smoke_pool(int workers) {
     if (!e.check_uneven()) {
       wrong("for_each_uneven", P::name, workers);
     }
-    if (fib_task_once(p, s.fib_n) != fib_serial(s.fib_n)) {
+    if (fib_task_once<2>(p, s.fib_n) != fib_serial(s.fib_n)) {
       wrong("fib_task", P::name, workers);
+    }
+    if (fib_task_once<sender_cutoff>(p, s.fib_n) != fib_serial(s.fib_n)) {
+      wrong("fib_task_cutoff", P::name, workers);
     }
   }
   if (fib_senders_once(p, s.fib_n) != fib_serial(s.fib_n)) {
@@ -399,11 +412,12 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  const std::vector<std::vector<std::string>> groups = {{"latency"},
-                                                         {"throughput"},
-                                                         {"bulk_cheap", "for_each_cheap"},
-                                                         {"bulk_uneven", "for_each_uneven"},
-                                                         {"fib_senders", "fib_task"}};
+  const std::vector<std::vector<std::string>> groups = {
+      {"latency"},
+      {"throughput"},
+      {"bulk_cheap", "for_each_cheap"},
+      {"bulk_uneven", "for_each_uneven"},
+      {"fib_senders", "fib_task", "fib_task_cutoff"}};
   for (const auto& group : groups) {
     registering = group;
     for (int workers : {1, 2}) {
