@@ -50,6 +50,7 @@
 #include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/future_state.hpp>
+#include <tine/core/parked_task.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
@@ -133,15 +134,11 @@ T take_outcome(future_state<T>* state) {
 }
 
 /// `co_await std::move(future)` inside a task: the task parks its stack and suspends; the
-/// outcome's arrival schedules it back on the scheduler it ran on (the awaitable lives in the
-/// task's frame and is the submission).
+/// outcome's arrival schedules it back on the scheduler it ran on (parked_task.hpp; the awaitable
+/// lives in the task's frame and is the submission).
 template <typename T>
-struct future_awaitable : future_waiter, submit_node {
+struct future_awaitable : future_waiter, parked_task {
   future_state<T>* state;
-  frame* task;
-  std::optional<scheduler_ref> home;
-  std::atomic<std::size_t>* pending = nullptr;
-  strand_views* views = nullptr;  ///< the record of the strand, which waits with the task
 
   /// Passes a stop of the awaiting task's root (or stop scope) on to the awaited root.
   struct forward_stop {
@@ -151,8 +148,8 @@ struct future_awaitable : future_waiter, submit_node {
   /// Registered while the task waits: from suspension until its arrival.
   stop_forwarding<forward_stop> stop_link;
 
-  future_awaitable(future_state<T>* s, frame* f) noexcept : future_waiter{&notify}, state(s), task(f) {
-    run = &arrive;
+  future_awaitable(future_state<T>* s, frame* f) noexcept : future_waiter{&notify}, state(s) {
+    task = f;
   }
 
   bool await_ready() const {
@@ -161,22 +158,7 @@ struct future_awaitable : future_waiter, submit_node {
                              "from, already taken, or detached)");
     }
     refuse_second_continuation(*state);
-    if (task->in_scope) {
-      throw std::logic_error(
-          "tine::future: a task cannot await a future between a fork and its join; co_await "
-          "tine::join() first");
-    }
-    worker_runtime& rt = runtime();
-    if (rt.backend() != nullptr) {
-      throw std::logic_error(
-          "tine::future: a task on a worker with a worker backend (tine::mpi_pool) cannot "
-          "await a future");
-    }
-    if (home_scheduler(rt) == nullptr) {
-      throw std::logic_error(
-          "tine::future: the awaiting task's scheduler is unknown (its worker declares none and "
-          "its root was not started by sync_wait or spawn), so it could not be resumed");
-    }
+    check_can_park(*task, runtime(), "tine::future", "a future");
     return state->ready();
   }
 
@@ -187,26 +169,16 @@ struct future_awaitable : future_waiter, submit_node {
       // token). Runs at once if the awaiting task's root or scope is already stopped.
       stop_link.link(c->token(), forward_stop{state});
     }
-    home.emplace(*home_scheduler(rt));
-    pending = home->pending_work();
-    rt.hand_over(task);  // a check set here goes with the task and those waiting on it
-    task->stack = rt.top();
-    worker_stacks::prepare_to_park(task->stack);
-    rt.stacks().park();
-    views = rt.views().leave();
-    if (pending != nullptr) {
-      pending->fetch_add(1, std::memory_order_relaxed);  // released by arrive()
-    }
-    std::atomic<std::size_t>* p = pending;
+    park(task, rt, &arrive);
     bool registered = false;
     try {
       registered = state->set_waiter(this);
     } catch (...) {
-      undo_suspend(rt, p);
+      undo_suspend(rt);
       throw;
     }
     if (!registered) {
-      undo_suspend(rt, p);  // the outcome came meanwhile: go on here
+      undo_suspend(rt);  // the outcome came meanwhile: go on here
       return false;
     }
     return true;  // from here the task may already run elsewhere: touch nothing of it
@@ -221,24 +193,15 @@ struct future_awaitable : future_waiter, submit_node {
   }
 
  private:
-  void undo_suspend(worker_runtime& rt, std::atomic<std::size_t>* p) noexcept {
-    if (p != nullptr) {
-      p->fetch_sub(1, std::memory_order_relaxed);
-    }
-    rt.stacks().adopt(task->stack);
-    rt.views().enter(views);
+  void undo_suspend(worker_runtime& rt) noexcept {
+    unpark(rt);
     stop_link.reset();
   }
 
   static void notify(future_waiter* w) noexcept {
-    auto* self = static_cast<future_awaitable*>(w);
-    try {
-      self->home->schedule(self);
-    } catch (...) {
-      fatal(
-          "tine::future: the scheduler of a task awaiting a future refused to take it back "
-          "(its schedule() threw); the task cannot resume");
-    }
+    static_cast<future_awaitable*>(w)->submit_back(
+        "tine::future: the scheduler of a task awaiting a future refused to take it back "
+        "(its schedule() threw); the task cannot resume");
   }
 
   static void arrive(submit_node* node) {
@@ -246,15 +209,7 @@ struct future_awaitable : future_waiter, submit_node {
     // The awaited root is done: its stop no longer matters. (Waits, should a stop request be
     // passing it on at this moment on another thread: the state is alive until await_resume.)
     self->stop_link.reset();
-    worker_runtime& rt = runtime();
-    rt.stacks().adopt(self->task->stack);
-    rt.resume_moved(self->task);  // a stop requested while it waited: its forks look first
-    rt.views().enter(self->views);
-    if (self->pending != nullptr) {
-      // release: pairs with the scheduler's destructor's acquire load.
-      self->pending->fetch_sub(1, std::memory_order_release);
-    }
-    rt.resume(handle_of(self->task));
+    self->resume_here();
   }
 };
 

@@ -8,7 +8,8 @@
 /// segmented stack, not the heap. A task does nothing until it is started by `tine::fork`,
 /// `tine::call` or `tine::sync_wait`; its result is written straight into the variable the caller
 /// named. Inside a task, `co_await` accepts only tine's awaitables (fork, call, join, resume_on,
-/// stack_alloc), because they keep the worker's stack and deque consistent.
+/// stack_alloc, futures), because they keep the worker's stack and deque consistent, and foreign
+/// operations that a `tine::await_adapter` specialisation adapts (external_await.hpp).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -21,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <tine/core/external_await.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/request.hpp>
@@ -148,13 +150,22 @@ struct promise_base {
     }
   }
 
+  /// A foreign operation made awaitable by a tine::await_adapter specialisation
+  /// (external_await.hpp); tine's own requests come first.
   template <typename A>
-  requires(!request<A>) void await_transform(A&&) {
+  requires(!request<A> && adapted<A>) external_awaitable<std::remove_cvref_t<A>> await_transform(
+      A&& a) {
+    return external_awaitable<std::remove_cvref_t<A>>(frame_header, std::forward<A>(a));
+  }
+
+  template <typename A>
+  requires(!request<A> && !adapted<A>) void await_transform(A&&) {
     static_assert(
         dependent_false<A>,
         "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
         "tine::resume_on, tine::stack_alloc, tine::dprng::current(), a tine::future (as "
-        "std::move(f)) and tine::mpi::checkout; other awaitables could resume the task on a "
+        "std::move(f)), tine::mpi::checkout, and a type for which tine::await_adapter is "
+        "specialised (core/external_await.hpp); other awaitables could resume the task on a "
         "thread that is not a worker");
   }
 };
