@@ -8,8 +8,10 @@
 /// - `tine::execution::scheduler(s)`: any tine scheduler as a P2300 scheduler (scheduler.hpp);
 ///   `bulk` on it runs as tine's parallel loop (bulk.hpp, domain.hpp).
 /// - `tine::execution::as_sender(s, fn, args...)`: a tine task as a sender (as_sender.hpp).
+/// - `co_await sender` inside a tine task (await_sender.hpp).
 
 #include <tine/execution/as_sender.hpp>
+#include <tine/execution/await_sender.hpp>
 #include <tine/execution/bulk.hpp>
 #include <tine/execution/domain.hpp>
 #include <tine/execution/scheduler.hpp>

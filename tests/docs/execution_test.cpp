@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include <exec/static_thread_pool.hpp>
 #include <stdexec/execution.hpp>
 #include <tine/execution/execution.hpp>
 #include <tine/tine.hpp>
@@ -76,6 +77,33 @@ tine::task<long> count_until_stopped(std::atomic<bool>* started) {
   co_return n;
 }
 
+std::string read_page_from_disk(int page) { return "page " + std::to_string(page) + ": 42"; }
+
+long count_digits(const std::string& text) {
+  long n = 0;
+  for (char c : text) {
+    n += c >= '0' && c <= '9' ? 1 : 0;
+  }
+  return n;
+}
+
+// [docs:exec-await]
+tine::task<long> digits_of(const std::string* text) { co_return count_digits(*text); }
+
+// A task on a tine pool awaits a sender of another scheduler (here stdexec's own thread pool,
+// standing in for an I/O scheduler): its worker steals meanwhile, and the task goes on on a tine
+// worker once the page is read.
+tine::task<long> digits_on_page(exec::static_thread_pool::scheduler io, int page) {
+  std::string text = co_await ex::starts_on(io, ex::just(page) | ex::then(read_page_from_disk));
+  long digits = 0;
+  long more = 0;
+  co_await tine::fork(&digits, digits_of, &text);
+  co_await tine::call(&more, fib, 10);
+  co_await tine::join();
+  co_return digits + more;
+}
+// [docs:exec-await end]
+
 // [docs:exec-stop]
 bool stopped_by_the_receiver(tine::lazy_pool<>& pool) {
   ex::inplace_stop_source stop;
@@ -121,4 +149,6 @@ BOOST_AUTO_TEST_CASE(execution_page_examples) {
   BOOST_TEST(exdocs::task_as_sender(pool) == 832052);
   BOOST_TEST(exdocs::stopped_by_the_receiver(pool));
   BOOST_TEST(exdocs::error_of_a_task(pool) == "no positive input");
+  exec::static_thread_pool io(1);
+  BOOST_TEST(tine::sync_wait(pool, exdocs::digits_on_page, io.get_scheduler(), 7) == 3 + 55);
 }

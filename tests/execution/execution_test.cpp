@@ -16,6 +16,8 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -480,6 +482,105 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stops_at_random_moments_complete_exactly_once, S, 
     }
     BOOST_TEST(r.errors.load() == 0);
   }
+}
+
+// ---- senders awaited in tasks ----
+
+template <typename Sch>
+tine::task<long> awaits_another_pool(Sch other, tine::scheduler_ref home, int n, int* wrong) {
+  const long v = co_await ex::starts_on(other, ex::just(n) | ex::then([](int k) {
+                                                  return fib_serial(k);
+                                                }));
+  if (!(tine::current_scheduler() == home)) {
+    ++*wrong;  // resumed elsewhere than on its own scheduler
+  }
+  long a = 0;
+  co_await tine::fork(&a, fib, n);
+  co_await tine::join();
+  co_return v + a;
+}
+
+template <typename Sch>
+tine::task<long> many_awaits(Sch other, int depth) {
+  if (depth == 0) {
+    co_return co_await (ex::schedule(other) | ex::then([] { return 1L; }));
+  }
+  long a = 0;
+  long b = 0;
+  co_await tine::fork(&a, many_awaits<Sch>, other, depth - 1);
+  co_await tine::call(&b, many_awaits<Sch>, other, depth - 1);
+  co_await tine::join();
+  co_return a + b;
+}
+
+tine::task<int> every_channel() {
+  int seen = 0;
+  co_await ex::just();  // void
+  auto [i, d] = co_await ex::just(1, 2.5);  // a tuple
+  const std::string s = co_await ex::just(std::string("a string, long enough to allocate"));
+  if (i == 1 && d == 2.5 && s.size() == 33) {
+    seen += 1;
+  }
+  try {
+    co_await ex::just_error(std::make_exception_ptr(std::runtime_error("sent error")));
+  } catch (const std::runtime_error& e) {
+    seen += std::string(e.what()) == "sent error" ? 10 : 0;
+  }
+  try {
+    co_await ex::just_error(std::make_error_code(std::errc::timed_out));
+  } catch (const std::system_error& e) {
+    seen += e.code() == std::errc::timed_out ? 100 : 0;
+  }
+  try {
+    co_await ex::just_stopped();
+  } catch (const tine::cancelled&) {
+    seen += 1000;
+  }
+  co_return seen;
+}
+
+// The awaited sender's environment carries the task's stop token: a stop of the root reaches it.
+tine::task<int> reads_its_stop_token(std::atomic<int>* started) {
+  std::stop_token token = co_await ex::read_env(ex::get_stop_token);
+  started->store(1);
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (!token.stop_requested() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+  co_return token.stop_requested() ? 1 : 0;
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(senders_awaited_in_tasks, S, all_schedulers) {
+  watchdog dog(120s);
+  S pool;
+  exec::static_thread_pool other(2);
+  int wrong = 0;
+  BOOST_TEST(tine::sync_wait(pool.s, awaits_another_pool<decltype(other.get_scheduler())>,
+                             other.get_scheduler(), tine::scheduler_ref(pool.s), 15, &wrong) ==
+             2 * fib_serial(15));
+  BOOST_TEST(wrong == 0);
+  // Across two tine pools, in both directions.
+  tine::lazy_pool<> second(2);
+  auto sch_pool = tine::execution::scheduler(pool.s);
+  auto sch_second = tine::execution::scheduler(second);
+  BOOST_TEST(tine::sync_wait(pool.s, awaits_another_pool<decltype(sch_second)>, sch_second,
+                             tine::scheduler_ref(pool.s), 12, &wrong) == 2 * fib_serial(12));
+  BOOST_TEST(tine::sync_wait(second, awaits_another_pool<decltype(sch_pool)>, sch_pool,
+                             tine::scheduler_ref(second), 12, &wrong) == 2 * fib_serial(12));
+  BOOST_TEST(wrong == 0);
+  // Many awaits at once, in forked tasks, completed by the other pool's threads.
+  BOOST_TEST(tine::sync_wait(pool.s, many_awaits<decltype(other.get_scheduler())>,
+                             other.get_scheduler(), 9) == 512);
+  BOOST_TEST(tine::sync_wait(pool.s, every_channel) == 1111);
+  // A stop of the root reaches the awaited sender's stop token.
+  std::atomic<int> started{0};
+  tine::future<int> f = tine::spawn(pool.s, reads_its_stop_token, &started);
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (started.load() == 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(100us);
+  }
+  f.request_stop();
+  BOOST_TEST(f.get() == 1);
 }
 
 BOOST_AUTO_TEST_CASE(a_refused_submission_completes_with_set_error) {
