@@ -45,6 +45,36 @@ void within(std::chrono::seconds limit, const char* what, Body body) {
   body();
 }
 
+/// The same for a scope: ends the process with a message if the scope has not ended within
+/// `limit` of the watchdog's construction.
+class watchdog {
+ public:
+  explicit watchdog(std::chrono::seconds limit)
+      : m_thread([this, limit] {
+          std::unique_lock lock(m_mutex);
+          if (!m_cv.wait_for(lock, limit, [this] { return m_done; })) {
+            std::fprintf(stderr, "HANG: a test did not end within %lld s\n",
+                         static_cast<long long>(limit.count()));
+            std::fflush(stderr);
+            std::_Exit(3);
+          }
+        }) {}
+  ~watchdog() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_done = true;
+    }
+    m_cv.notify_one();
+    m_thread.join();
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  bool m_done = false;
+  std::thread m_thread;  // last: it starts in the constructor, with every member above made
+};
+
 }  // namespace tine_tests
 
 #endif  // TINE_TESTS_CORE_WATCHDOG_HPP

@@ -31,39 +31,15 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
+#include "tests/core/watchdog.hpp"
+
 
 namespace ex = stdexec;
 using namespace std::chrono_literals;
 
 namespace {
 
-// Ends the test program with a message if the scope takes longer than `limit`: a hang fails.
-class watchdog {
- public:
-  explicit watchdog(std::chrono::seconds limit)
-      : m_thread([this, limit] {
-          std::unique_lock lock(m_mutex);
-          if (!m_cv.wait_for(lock, limit, [this] { return m_done; })) {
-            std::fprintf(stderr, "HANG: a test did not end within %lld s\n",
-                         static_cast<long long>(limit.count()));
-            std::_Exit(3);
-          }
-        }) {}
-  ~watchdog() {
-    {
-      std::lock_guard lock(m_mutex);
-      m_done = true;
-    }
-    m_cv.notify_one();
-    m_thread.join();
-  }
-
- private:
-  std::mutex m_mutex;
-  std::condition_variable m_cv;
-  bool m_done = false;
-  std::thread m_thread;
-};
+using tine_tests::watchdog;
 
 // Every kind of tine scheduler: both pools, the inline scheduler, the conformance kit's
 // simple_pool (a user scheduler, written against the concepts only).

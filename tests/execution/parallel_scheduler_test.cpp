@@ -33,11 +33,15 @@
 #include <tine/execution/parallel_scheduler_backend.hpp>
 #include <tine/schedulers/lazy_pool.hpp>
 
+#include "tests/core/watchdog.hpp"
+
 namespace ex = stdexec;
 namespace pr = stdexec::parallel_scheduler_replacement;
 using namespace std::chrono_literals;
 
 namespace {
+
+using tine_tests::watchdog;
 
 // Before anything asks for the parallel scheduler (statics of this unit are initialised before
 // main): the process-wide pool gets a worker count the tests can recognise.
@@ -45,34 +49,6 @@ constexpr std::size_t pool_workers = 3;
 const bool workers_chosen = [] {
   return ::setenv("TINE_PARALLEL_SCHEDULER_WORKERS", "3", 1) == 0;
 }();
-
-// Ends the test program with a message if the scope takes longer than `limit`: a hang fails.
-class watchdog {
- public:
-  explicit watchdog(std::chrono::seconds limit)
-      : m_thread([this, limit] {
-          std::unique_lock lock(m_mutex);
-          if (!m_cv.wait_for(lock, limit, [this] { return m_done; })) {
-            std::fprintf(stderr, "HANG: a test did not end within %lld s\n",
-                         static_cast<long long>(limit.count()));
-            std::_Exit(3);
-          }
-        }) {}
-  ~watchdog() {
-    {
-      std::lock_guard lock(m_mutex);
-      m_done = true;
-    }
-    m_cv.notify_one();
-    m_thread.join();
-  }
-
- private:
-  std::mutex m_mutex;
-  std::condition_variable m_cv;
-  bool m_done = false;
-  std::thread m_thread;
-};
 
 // The backend the parallel scheduler is using now, as tine's.
 tine::execution::pool_backend& tine_backend() {
