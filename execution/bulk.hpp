@@ -31,6 +31,7 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <atomic>
 #include <cstddef>
 #include <exception>
 #include <tuple>
@@ -48,6 +49,7 @@
 #include <tine/core/join.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/spawn.hpp>
+#include <tine/core/stop.hpp>
 #include <tine/core/task.hpp>
 #include <tine/execution/detail/root_completion.hpp>
 
@@ -99,6 +101,9 @@ class bulk_operation {
     bulk_operation* op;
     Tuple* values;
     void operator()(std::size_t lo, std::size_t hi) const requires(!returns_task<Tuple>) {
+      if (op->skip_after_stop()) {
+        return;
+      }
       std::apply(
           [&](auto&... v) {
             if constexpr (Chunked) {
@@ -115,6 +120,9 @@ class bulk_operation {
     /// in parallel, and the tasks' own forks).
     tine::task<void> operator()(std::size_t lo, std::size_t hi) const
         requires returns_task<Tuple> {
+      if (op->skip_after_stop()) {
+        co_return;
+      }
       // The call requests refer to their arguments until awaited: every argument is an lvalue
       // that outlives the co_await (a local here, or the values in the operation state).
       if constexpr (Chunked) {
@@ -146,6 +154,11 @@ class bulk_operation {
   struct send_values {
     bulk_operation* op;
     void operator()(Receiver& r) const noexcept {
+      // relaxed: the pieces' stores happen before the root's end, which happens before this.
+      if (op->m_skipped.load(std::memory_order_relaxed)) {
+        stdexec::set_stopped(std::move(r));  // some indices were not visited
+        return;
+      }
       std::visit(
           [&](auto& t) {
             if constexpr (!std::is_same_v<std::decay_t<decltype(t)>, std::monostate>) {
@@ -174,6 +187,24 @@ class bulk_operation {
   void start() & noexcept { stdexec::start(m_child); }
 
  private:
+  /// Whether a piece starting now is skipped: the receiver's stop was requested. The root's
+  /// own stop link is made only once spawn has returned, so a short loop may otherwise run to
+  /// its end despite an early stop; each piece looks itself, and stops the root for the forks
+  /// not yet started.
+  bool skip_after_stop() noexcept {
+    if constexpr (stdexec::unstoppable_token<
+                      stdexec::stop_token_of_t<stdexec::env_of_t<Receiver>>>) {
+      return false;
+    } else {
+      if (!stdexec::get_stop_token(stdexec::get_env(m_receiver)).stop_requested()) {
+        return false;
+      }
+      m_skipped.store(true, std::memory_order_relaxed);  // read after the root's end
+      tine::request_stop();
+      return true;
+    }
+  }
+
   template <typename... A>
   void arrive(A&&... a) noexcept {
     using tuple = decayed_tuple<A...>;
@@ -202,6 +233,7 @@ class bulk_operation {
   bool m_parallel;
   Receiver m_receiver;
   values_type m_values;
+  std::atomic<bool> m_skipped{false};  ///< a piece was skipped after a stop
   root_completion<void, Receiver, send_values> m_completion;
   stdexec::connect_result_t<Child, child_receiver> m_child;
 };

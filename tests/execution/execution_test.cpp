@@ -559,6 +559,32 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(senders_awaited_in_tasks, S, all_schedulers) {
   BOOST_TEST(f.get() == 1);
 }
 
+// A stop requested while the loop runs skips the pieces not yet started, even when it comes
+// before the loop's root is linked to the receiver's token, and the bulk completes stopped.
+BOOST_AUTO_TEST_CASE_TEMPLATE(bulk_stopped_while_running, S, all_schedulers) {
+  watchdog dog(60s);
+  S pool;
+  auto sch = tine::execution::scheduler(pool.s);
+  for (int round = 0; round < 50; ++round) {
+    record r;
+    std::atomic<bool> first{true};
+    std::atomic<long> visited{0};
+    constexpr std::size_t n = 100'000;
+    auto op = ex::connect(ex::schedule(sch) | ex::bulk(ex::par, n, [&](std::size_t) {
+                            if (first.exchange(false)) {
+                              r.stop.request_stop();
+                            }
+                            visited.fetch_add(1, std::memory_order_relaxed);
+                          }),
+                          recording_receiver{&r});
+    ex::start(op);
+    r.wait_done();
+    BOOST_TEST_REQUIRE(r.completions() == 1);
+    BOOST_TEST(r.stops.load() == 1);
+    BOOST_TEST(visited.load() < static_cast<long>(n));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_refused_submission_completes_with_set_error) {
   refusing_scheduler refusing;
   auto sch = tine::execution::scheduler(refusing);
