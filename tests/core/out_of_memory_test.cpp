@@ -2,7 +2,7 @@
 // second, ...), on every scheduler. Each run must end with the right result or with
 // std::bad_alloc at the sync_wait caller: never a crash, a hang, a leak (LeakSanitizer in the
 // asan config) or a wrong result. The replaced operator new below sees every allocation tine
-// makes (stacklets, deque growth) and the workloads' own.
+// makes (stacklets, deque growth) and the workloads' own (//tests:failing_new).
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -21,79 +21,10 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
-namespace {
+#include "tests/failing_new.hpp"
 
-// Allocation number `fail_at` (counted from arm()) fails; 0: none fails.
-std::atomic<bool> armed{false};
-std::atomic<long> allocations{0};
-std::atomic<long> fail_at{0};
-
-bool should_fail() noexcept {
-  if (!armed.load(std::memory_order_relaxed)) {
-    return false;
-  }
-  return allocations.fetch_add(1, std::memory_order_relaxed) + 1 ==
-         fail_at.load(std::memory_order_relaxed);
-}
-
-void arm(long n) {
-  allocations = 0;
-  fail_at = n;
-  armed = true;
-}
-
-long disarm() {
-  armed = false;
-  return allocations.load();
-}
-
-void* allocate(std::size_t n, std::size_t align) noexcept {
-  if (should_fail()) {
-    return nullptr;
-  }
-  if (n == 0) {
-    n = 1;
-  }
-  if (align <= alignof(std::max_align_t)) {
-    return std::malloc(n);
-  }
-  return std::aligned_alloc(align, (n + align - 1) / align * align);
-}
-
-}  // namespace
-
-void* operator new(std::size_t n) {
-  void* p = allocate(n, 0);
-  if (p == nullptr) {
-    throw std::bad_alloc();
-  }
-  return p;
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  void* p = allocate(n, static_cast<std::size_t>(a));
-  if (p == nullptr) {
-    throw std::bad_alloc();
-  }
-  return p;
-}
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate(n, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate(n, static_cast<std::size_t>(a));
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+using tine_tests::failing_new::arm;
+using tine_tests::failing_new::disarm;
 
 namespace {
 

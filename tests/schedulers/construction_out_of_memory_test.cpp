@@ -2,8 +2,8 @@
 // roots are spawned and their futures awaited and combined: an injection harness makes one
 // allocation fail, the first, then the second, ... until the scheduler's whole life makes fewer
 // allocations than the point chosen. Two sweeps per scheduler:
-// - operator new throws std::bad_alloc at its n-th call (the replaceable forms below, aligned
-//   and nothrow ones included: the nothrow ones return null);
+// - operator new throws std::bad_alloc at its n-th call (every replaceable form, aligned and
+//   nothrow ones included: the nothrow ones return null; //tests:failing_new);
 // - malloc (and calloc, realloc, aligned_alloc, posix_memalign, memalign) returns null at its
 //   n-th call, in tine, the standard library, hwloc and glibc's threads alike. The functions are
 //   interposed in this executable, which the sanitizers' runtimes also do: that sweep runs only
@@ -44,6 +44,7 @@
 #include <tine/schedulers/stats_observer.hpp>
 #include <tine/testing/simple_pool.hpp>
 
+#include "tests/failing_new.hpp"
 #include "tests/sanitizers.hpp"
 
 namespace {
@@ -55,8 +56,9 @@ std::atomic<long> g_calls{0};
 std::atomic<long> g_fail_at{0};
 
 // Whether this call (counted in `m`'s sweep) is the one that fails. relaxed: a count shared by
-// every thread; which thread's call is the n-th is up to the run.
-bool fail_now(mode m) noexcept {
+// every thread; which thread's call is the n-th is up to the run. Used by the malloc sweep only,
+// which sanitized builds leave out.
+[[maybe_unused]] bool fail_now(mode m) noexcept {
   if (g_mode.load(std::memory_order_relaxed) != static_cast<int>(m)) {
     return false;
   }
@@ -64,28 +66,24 @@ bool fail_now(mode m) noexcept {
          g_fail_at.load(std::memory_order_relaxed);
 }
 
+// The operator new sweep is //tests:failing_new's; the malloc sweep is this file's.
 void arm(mode m, long n) {
+  if (m == mode::operator_new) {
+    tine_tests::failing_new::arm(n);
+    return;
+  }
   g_calls.store(0);
   g_fail_at.store(n);
   g_mode.store(static_cast<int>(m));
 }
 
 long disarm() {
+  const long new_calls = tine_tests::failing_new::disarm();
+  if (g_mode.load() == static_cast<int>(mode::none)) {
+    return new_calls;
+  }
   g_mode.store(static_cast<int>(mode::none));
   return g_calls.load();
-}
-
-void* allocate(std::size_t n, std::size_t align) noexcept {
-  if (fail_now(mode::operator_new)) {
-    return nullptr;
-  }
-  if (n == 0) {
-    n = 1;
-  }
-  if (align <= alignof(std::max_align_t)) {
-    return std::malloc(n);
-  }
-  return std::aligned_alloc(align, (n + align - 1) / align * align);
 }
 
 }  // namespace
@@ -137,43 +135,6 @@ int posix_memalign(void** out, std::size_t align, std::size_t n) {
 }
 }  // extern "C"
 #endif
-
-void* operator new(std::size_t n) {
-  if (void* p = allocate(n, 0)) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  if (void* p = allocate(n, static_cast<std::size_t>(a))) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate(n, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return allocate(n, static_cast<std::size_t>(a));
-}
-// Not inlined: GCC 12 inlines them into callers of operator new and then warns that free() is
-// paired with operator new (-Wmismatched-new-delete), which is what a replacement does.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-[[gnu::noinline]] void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
 
 namespace {
 
