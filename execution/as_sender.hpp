@@ -147,23 +147,33 @@ class task_sender {
   std::tuple<Args...> m_args;
 };
 
+/// What as_sender's first argument may be: checked in the body, not by a constraint, so that a
+/// refused scheduler gets its sentence.
 template <typename S>
-void refuse_mpi_pool() {
-  static_assert(!is_mpi_pool<std::remove_cv_t<S>>,
+void check_task_scheduler() {
+  static_assert(!is_collective_pool<std::remove_cv_t<S>>,
                 "tine::execution::as_sender: a task on tine::mpi_pool cannot be a sender: its "
                 "roots are collective (every rank starts them with tine::sync_wait), while a "
                 "sender is started by one thread of one process");
+  static_assert(is_collective_pool<std::remove_cv_t<S>> || tine::scheduler<S>,
+                "tine::execution::as_sender(sched, fn, args...): sched must be a tine scheduler "
+                "(the tine::scheduler concept) or a tine::execution::scheduler");
 }
 
 }  // namespace detail
 
 /// A sender of `fn(args...)`'s value, run as a root on tine scheduler `sched` when started (see
 /// the file comment). `sched` must outlive the operation.
-template <tine::scheduler S, typename F, typename... Args>
+template <typename S, typename F, typename... Args>
+  requires(!detail::is_tine_p2300_scheduler<std::remove_cv_t<S>>)
 detail::task_sender<std::decay_t<F>, std::decay_t<Args>...> as_sender(S& sched, F&& fn,
                                                                       Args&&... args) {
-  detail::refuse_mpi_pool<S>();
-  return {scheduler_ref(sched), std::forward<F>(fn), std::forward<Args>(args)...};
+  detail::check_task_scheduler<S>();
+  if constexpr (tine::scheduler<S>) {
+    return {scheduler_ref(sched), std::forward<F>(fn), std::forward<Args>(args)...};
+  } else {
+    std::terminate();  // not instantiated in a program that compiles: the check above failed
+  }
 }
 
 /// The same on the tine scheduler a `tine::execution::scheduler` names.

@@ -20,7 +20,7 @@
 
 namespace tine::execution {
 
-template <tine::scheduler S>
+template <typename S>
 class scheduler;
 
 namespace detail {

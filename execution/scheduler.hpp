@@ -41,19 +41,14 @@
 #include <tine/core/submit_node.hpp>
 #include <tine/execution/domain.hpp>
 
-namespace tine {
-
-template <typename Policy>
-class mpi_pool;
-
-namespace execution {
+namespace tine::execution {
 
 namespace detail {
 
+/// A pool whose roots are collective says so with `using tine_collective_pool = void;`
+/// (tine::mpi_pool; the same marker as the algorithms' collective_pool).
 template <typename S>
-inline constexpr bool is_mpi_pool = false;
-template <typename P>
-inline constexpr bool is_mpi_pool<tine::mpi_pool<P>> = true;
+inline constexpr bool is_collective_pool = requires { typename S::tine_collective_pool; };
 
 /// Whether `s.schedule(node)` cannot throw: then `schedule(sch)` declares no error completion.
 template <typename S>
@@ -87,6 +82,10 @@ class schedule_operation : submit_node {
       std::is_nothrow_move_constructible_v<Receiver>)
       : m_target(target), m_receiver(std::move(r)) {
     run = &arrive;
+    // A schedule from one of the pool's own workers is new work beside that worker's task (a
+    // when_all's other branch, say), not a task coming back: to the queue every worker takes
+    // from, where an idle worker is woken for it, not kept behind the running task.
+    starts_root = true;
   }
   schedule_operation(schedule_operation&&) = delete;
 
@@ -133,20 +132,23 @@ class schedule_operation : submit_node {
 
 }  // namespace detail
 
-/// Tine scheduler `S` as a P2300 scheduler (see the file comment).
-template <tine::scheduler S>
+/// Tine scheduler `S` as a P2300 scheduler (see the file comment). `S` is checked in the body,
+/// not by a constraint: a refused `S` then gets its sentence, not a list of deduction failures.
+template <typename S>
 class scheduler {
+  static_assert(!detail::is_collective_pool<std::remove_cv_t<S>>,
+                "tine::execution::scheduler: tine::mpi_pool cannot be a P2300 scheduler: its "
+                "roots are collective (every rank starts them with tine::sync_wait), while a "
+                "sender is started by one thread of one process");
+  static_assert(detail::is_collective_pool<std::remove_cv_t<S>> || tine::scheduler<S>,
+                "tine::execution::scheduler<S>: S must be a tine scheduler (the tine::scheduler "
+                "concept: a schedule(tine::submit_node*) member)");
   using target_type = typename detail::target_of<S>::type;
 
  public:
   /// The P2300 scheduler of tine scheduler `s`, which must outlive it.
   explicit scheduler(S& s) noexcept requires(!std::same_as<S, scheduler_ref>)
-      : m_target(detail::target_of<S>::make(s)) {
-    static_assert(!detail::is_mpi_pool<std::remove_cv_t<S>>,
-                  "tine::execution::scheduler: tine::mpi_pool cannot be a P2300 scheduler: its "
-                  "roots are collective (every rank starts them with tine::sync_wait), while a "
-                  "sender is started by one thread of one process");
-  }
+      : m_target(detail::target_of<S>::make(s)) {}
 
   /// The P2300 scheduler of the tine scheduler `s` refers to (the reference is copied).
   explicit scheduler(scheduler_ref s) noexcept requires std::same_as<S, scheduler_ref>
@@ -233,7 +235,6 @@ template <typename S>
 scheduler(S&) -> scheduler<S>;
 scheduler(scheduler_ref)->scheduler<scheduler_ref>;
 
-}  // namespace execution
-}  // namespace tine
+}  // namespace tine::execution
 
 #endif  // TINE_EXECUTION_SCHEDULER_HPP

@@ -8,7 +8,8 @@ bring their own checkout or install. The rule looks, in this order, at
   - /usr/local and /usr (a CMake `install` of stdexec, or a distribution's package).
 
 Found: @tine_stdexec//:stdexec is a header-only cc_library whose headers dependents see as system
-headers (-isystem: stdexec is not built with tine's warning flags), and available.bzl says
+headers (-isystem: stdexec is not built with tine's warning flags), @tine_stdexec//:headers the
+same headers as files (for build-failure tests), and available.bzl says
 AVAILABLE = True. Not found: the target is empty, AVAILABLE = False, and a one-line notice says
 which targets are skipped and how to bring stdexec; //execution and its tests are then not
 defined, and nothing else changes.
@@ -71,6 +72,13 @@ cc_library(
     name = "stdexec",
     hdrs = glob(["include/**/*.hpp"]),
     includes = ["include"],
+    visibility = ["//visibility:public"],
+)
+
+# The headers as plain files, for tests that run the compiler on them (build-failure tests).
+filegroup(
+    name = "headers",
+    srcs = glob(["include/**/*.hpp"]),
     visibility = ["//visibility:public"],
 )
 """.format(found = found))

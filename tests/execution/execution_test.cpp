@@ -5,13 +5,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
-#include <chrono>
-#include <cstddef>
 #include <memory>
+#include <mutex>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -31,8 +32,8 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
+#include "tests/failing_new.hpp"
 #include "tests/core/watchdog.hpp"
-
 
 namespace ex = stdexec;
 using namespace std::chrono_literals;
@@ -595,6 +596,70 @@ BOOST_AUTO_TEST_CASE(a_refused_submission_completes_with_set_error) {
   auto by_ref = tine::execution::scheduler(tine::scheduler_ref(pool));
   auto [v] = ex::sync_wait(ex::schedule(by_ref) | ex::then([] { return 9; })).value();
   BOOST_TEST(v == 9);
+}
+
+// Out of memory: each allocation an operation makes (on a fresh pool, whose stacks are cold)
+// fails in turn. Every operation completes exactly once, with its value or with
+// set_error(std::bad_alloc); the pool still works afterwards.
+template <typename S, typename MakeSender>
+void fail_each_allocation(const char* what, MakeSender make, long expected) {
+  long failures = 0;
+  long n = 1;
+  for (;; ++n) {
+    BOOST_TEST_REQUIRE(n < 5000, what << ": the sweep did not end");
+    S pool;
+    auto sch = tine::execution::scheduler(pool.s);
+    record r;
+    auto op = ex::connect(make(pool.s, sch), recording_receiver{&r});
+    tine_tests::failing_new::arm(n);
+    ex::start(op);
+    r.wait_done();
+    const long made = tine_tests::failing_new::disarm();
+    BOOST_TEST_REQUIRE(r.completions() == 1, what << ", allocation " << n);
+    if (r.errors.load() == 1) {
+      ++failures;
+      BOOST_CHECK_THROW(std::rethrow_exception(r.error), std::bad_alloc);
+    } else {
+      BOOST_TEST(r.values.load() == 1, what << ", allocation " << n);
+      BOOST_TEST(r.value.load() == expected, what << ", allocation " << n);
+    }
+    auto [again] = ex::sync_wait(tine::execution::as_sender(pool.s, fib, 12)).value();
+    BOOST_TEST(again == 144);
+    if (made < n) {
+      break;  // every allocation of the operation has failed once
+    }
+  }
+  BOOST_TEST_MESSAGE(what << ": " << n - 1 << " allocations, " << failures << " reached set_error");
+  BOOST_TEST(failures > 0, what << ": no failed allocation reached the receiver");
+}
+
+tine::task<long> forks_a_little(std::size_t i) {
+  long a = 0;
+  co_await tine::fork(&a, fib, 6);
+  co_await tine::join();
+  co_return a + static_cast<long>(i) - 8;
+}
+
+tine::task<void> store_forked(long* slot, std::size_t i, long k) {
+  long f = 0;
+  co_await tine::call(&f, forks_a_little, i);
+  *slot = f + k;
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(bad_alloc_reaches_the_receiver, S, all_schedulers) {
+  watchdog dog(120s);
+  fail_each_allocation<S>(
+      "as_sender", [](auto& s, auto) { return tine::execution::as_sender(s, fib, 16); }, 987);
+  std::vector<long> out(2000, 0);
+  fail_each_allocation<S>(
+      "bulk of tasks",
+      [&out](auto&, auto sch) {
+        return ex::schedule(sch) | ex::then([] { return 3L; }) |
+               ex::bulk(ex::par, out.size(), [&out](std::size_t i, long& three) {
+                 return store_forked(&out[i], i, three);
+               });
+      },
+      3);
 }
 
 BOOST_AUTO_TEST_CASE(shutdown_completes_every_started_schedule) {
