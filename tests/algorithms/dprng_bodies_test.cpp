@@ -287,13 +287,13 @@ tine::task<void> exclusive_scan_run(const inputs* in, tine::grain g, draw_log* l
 
 // Algorithms inside a body: each inner body's draws depend on the outer index and its own.
 tine::task<void> nested_run(const inputs* in, tine::grain g, draw_log* log) {
-  const std::size_t inner = 13;
+  constexpr std::size_t inner = 13;  // a constant: the lambdas use it without capturing it
   co_await tine::call(
       tine::async::for_each, in->v,
-      [log, inner, g](long x) -> tine::task<void> {
+      [log, g](long x) -> tine::task<void> {
         std::vector<long> ys(inner);
         std::iota(ys.begin(), ys.end(), 0L);
-        const auto body = [log, x, inner](long y) -> tine::task<void> {
+        const auto body = [log, x](long y) -> tine::task<void> {
           TINE_TEST_DRAW(log, 2, static_cast<std::size_t>(x) * inner + static_cast<std::size_t>(y));
         };
         co_await tine::call(tine::async::for_each, ys, body, g);
