@@ -84,8 +84,8 @@ tine::task<double> tine_passes(row r, data* d) {
   co_return last;
 }
 
-// One run of a row (`passes` passes); returns a value that depends on every element (checked
-// by --smoke).
+// One run of a row (`passes` passes); returns the last pass's last value (--smoke compares it and
+// the whole outputs with the plain twin's).
 double run(row r, data& d, tine::inline_scheduler& sched) {
   double last = 0;
   switch (r) {
@@ -107,9 +107,9 @@ double run(row r, data& d, tine::inline_scheduler& sched) {
       return last;
     case row::plain_reduce:
       for (int p = 0; p < passes; ++p) {
-        const std::int64_t* data = d.iv.data();
-        benchmark::DoNotOptimize(data);  // a pure function's repeated calls are not merged
-        last = static_cast<double>(plain_reduce(data, n));
+        const std::int64_t* values = d.iv.data();
+        benchmark::DoNotOptimize(values);  // a pure function's repeated calls are not merged
+        last = static_cast<double>(plain_reduce(values, n));
       }
       return last;
   }
