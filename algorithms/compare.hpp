@@ -46,10 +46,14 @@ struct differs_at {
   I1 first1;
   I2 first2;
   P pred;
-  bool operator()(std::size_t i) requires(!is_task) {
+  bool operator()(std::size_t i)
+    requires(!is_task)
+  {
     return !static_cast<bool>(std::invoke(pred, *at(first1, i), *at(first2, i)));
   }
-  task<bool> operator()(std::size_t i) requires is_task {
+  task<bool> operator()(std::size_t i)
+    requires is_task
+  {
     body_value_t<P&, std::iter_reference_t<I1>, std::iter_reference_t<I2>> same{};
     co_await call(&same, pred, *at(first1, i), *at(first2, i));
     co_return !static_cast<bool>(same);
@@ -98,8 +102,10 @@ struct mismatch_impl {
   static constexpr bool returns_positions = true;
 
   template <typename R, typename I2, typename P = std::equal_to<>>
-  requires(!std::same_as<P, grain>) task<std::ranges::in_in_result<std::ranges::iterator_t<R>, I2>>
-  operator()(R& r, I2 first2, P pred = {}, grain g = {}) const {
+    requires(!std::same_as<P, grain>)
+  task<std::ranges::in_in_result<std::ranges::iterator_t<R>, I2>> operator()(R& r, I2 first2,
+                                                                             P pred = {},
+                                                                             grain g = {}) const {
     using I1 = std::ranges::iterator_t<R>;
     if constexpr (check_compare<P, I1, I2>()) {
       const std::size_t n = range_size(r);
@@ -115,8 +121,8 @@ struct equal_impl {
   static constexpr const char* name = "equal";
 
   template <typename R, typename I2, typename P = std::equal_to<>>
-  requires(!std::same_as<P, grain>) task<bool>
-  operator()(R& r, I2 first2, P pred = {}, grain g = {}) const {
+    requires(!std::same_as<P, grain>)
+  task<bool> operator()(R& r, I2 first2, P pred = {}, grain g = {}) const {
     using I1 = std::ranges::iterator_t<R>;
     if constexpr (check_compare<P, I1, I2>()) {
       const std::size_t n = range_size(r);

@@ -46,12 +46,14 @@ concept element_function =
 
 /// `f` can be called with one element of `I1` and the matching element of `I2`.
 template <typename F, typename I1, typename I2>
-concept element_pair_function = std::copy_constructible<F> &&
+concept element_pair_function =
+    std::copy_constructible<F> &&
     std::invocable<F&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
 
 /// `p` answers a yes/no question about an element of `I1` and the matching element of `I2`.
 template <typename P, typename I1, typename I2>
-concept element_pair_predicate = std::copy_constructible<P> &&
+concept element_pair_predicate =
+    std::copy_constructible<P> &&
     detail::yes_no_callable<P, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
 
 /// `p` answers a yes/no question about one element of `I`.

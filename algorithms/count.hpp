@@ -50,7 +50,8 @@ struct count_leaf {
   P* pred;
 
   std::size_t operator()(std::size_t lo, std::size_t hi) const
-      requires(!task_body<P&, std::iter_reference_t<I>>) {
+    requires(!task_body<P&, std::iter_reference_t<I>>)
+  {
     std::size_t hits = 0;
     I it = at(first, lo);
     for (std::size_t i = lo; i < hi; ++i, ++it) {
@@ -65,7 +66,8 @@ struct count_leaf {
   /// (core/index_keys.hpp).
   task<void> operator()(std::optional<std::size_t>* out, std::size_t lo, std::size_t hi,
                         pedigree_pass pass = {element_role}) const
-      requires task_body<P&, std::iter_reference_t<I>> {
+    requires task_body<P&, std::iter_reference_t<I>>
+  {
     std::size_t hits = 0;
     I it = at(first, lo);
     for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++it) {

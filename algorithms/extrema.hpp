@@ -98,7 +98,9 @@ template <extremum Kind, typename I, typename Comp, typename Proj>
 struct extremum_combine {
   const element_order<I, Comp, Proj>* order;
 
-  std::size_t operator()(std::size_t l, std::size_t r) const requires(Kind != extremum::minmax) {
+  std::size_t operator()(std::size_t l, std::size_t r) const
+    requires(Kind != extremum::minmax)
+  {
     if constexpr (Kind == extremum::min) {
       return order->less(r, l) ? r : l;
     } else {
@@ -107,7 +109,8 @@ struct extremum_combine {
   }
 
   min_max_index operator()(min_max_index l, min_max_index r) const
-      requires(Kind == extremum::minmax) {
+    requires(Kind == extremum::minmax)
+  {
     return {order->less(r.min, l.min) ? r.min : l.min, order->less(r.max, l.max) ? l.max : r.max};
   }
 };
@@ -184,12 +187,12 @@ consteval bool check_extremum() {
 template <extremum Kind>
 struct extremum_impl {
   static constexpr const char* name = Kind == extremum::min   ? "min_element"
-                                     : Kind == extremum::max ? "max_element"
-                                                             : "minmax_element";
+                                      : Kind == extremum::max ? "max_element"
+                                                              : "minmax_element";
   static constexpr bool returns_positions = true;
 
   template <typename R, typename Comp = std::ranges::less, typename Proj = std::identity>
-  requires(!std::same_as<Comp, grain> && !std::same_as<Proj, grain>)
+    requires(!std::same_as<Comp, grain> && !std::same_as<Proj, grain>)
   task<extremum_result<Kind, std::ranges::iterator_t<R>>> operator()(R& r, Comp comp = {},
                                                                      Proj proj = {},
                                                                      grain g = {}) const {
@@ -209,7 +212,7 @@ struct extremum_impl {
 
   /// `(range, comp, grain)`: no projection.
   template <typename R, typename Comp>
-  requires(!std::same_as<Comp, grain>)
+    requires(!std::same_as<Comp, grain>)
   task<extremum_result<Kind, std::ranges::iterator_t<R>>> operator()(R& r, Comp comp,
                                                                      grain g) const {
     return (*this)(r, std::move(comp), std::identity{}, g);

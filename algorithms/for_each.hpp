@@ -50,7 +50,8 @@ struct for_each_body {
   F* f;
 
   void operator()(std::size_t lo, std::size_t hi) const
-      requires(!task_body<F&, std::iter_reference_t<I>>) {
+    requires(!task_body<F&, std::iter_reference_t<I>>)
+  {
     I it = at(first, lo);
     for (std::size_t i = lo; i < hi; ++i, ++it) {
       std::invoke(*f, *it);
@@ -60,7 +61,8 @@ struct for_each_body {
   /// `f` returns a task: one child task per element, in turn (the body's own forks are what runs
   /// in parallel within a piece), each keyed by its index (core/index_keys.hpp).
   task<void> operator()(std::size_t lo, std::size_t hi, pedigree_pass pass = {element_role}) const
-      requires task_body<F&, std::iter_reference_t<I>> {
+    requires task_body<F&, std::iter_reference_t<I>>
+  {
     I it = at(first, lo);
     for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++it) {
       co_await call(*f, *it);

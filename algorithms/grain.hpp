@@ -14,8 +14,8 @@
 /// Many more leaves than workers let a worker that finishes early steal the remaining work of a
 /// slower one: the last leaf to finish is what the others wait for, so it should be a small part
 /// of the whole (bench/README.md measures the tail for 8 and 64 leaves per worker). The number
-/// of tasks stays 64 * workers per call whatever `n` is, so the fork overhead is bounded. `workers` is
-/// the number of workers of the scheduler the algorithm runs on, as the scheduler declares it to
+/// of tasks stays 64 * workers per call whatever `n` is, so the fork overhead is bounded. `workers`
+/// is the number of workers of the scheduler the algorithm runs on, as the scheduler declares it to
 /// its workers (`tine::current_worker_count()`; tine's schedulers all do), else
 /// `std::thread::hardware_concurrency()`. The blocking and the task forms compute it alike, on
 /// the worker that starts the algorithm. There is deliberately no larger lower

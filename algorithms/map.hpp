@@ -47,7 +47,8 @@ struct map_body {
   F* f;
 
   void operator()(std::size_t lo, std::size_t hi) const
-      requires(!task_body<F&, std::iter_reference_t<I>>) {
+    requires(!task_body<F&, std::iter_reference_t<I>>)
+  {
     I in = at(first, lo);
     O to = at(out, lo);
     for (std::size_t i = lo; i < hi; ++i, ++in, ++to) {
@@ -58,7 +59,8 @@ struct map_body {
   /// `f` returns a task: one child task per element, in turn, its value then written; each
   /// keyed by its index (core/index_keys.hpp).
   task<void> operator()(std::size_t lo, std::size_t hi, pedigree_pass pass = {element_role}) const
-      requires task_body<F&, std::iter_reference_t<I>> {
+    requires task_body<F&, std::iter_reference_t<I>>
+  {
     I in = at(first, lo);
     O to = at(out, lo);
     for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i, ++in, ++to) {

@@ -90,8 +90,8 @@ std::size_t count_not_after(const Ops* ops, I1 a, std::size_t na, I2 b) {
 /// If any piece throws, the pieces that finished are undone, so the runs again hold all their
 /// elements (in some order), and the first exception is rethrown.
 template <typename Ops, typename I1, typename I2, typename O>
-task<void> merge_rec(const Ops* ops, param<I1> a_in, std::size_t na, param<I2> b_in,
-                     std::size_t nb, param<O> out_in, bool* done) {
+task<void> merge_rec(const Ops* ops, param<I1> a_in, std::size_t na, param<I2> b_in, std::size_t nb,
+                     param<O> out_in, bool* done) {
   I1& a = arg(a_in);
   I2& b = arg(b_in);
   O& out = arg(out_in);
@@ -237,8 +237,9 @@ struct merge_impl {
 
   template <typename R1, typename R2, typename O, typename Comp = std::ranges::less,
             typename P1 = std::identity, typename P2 = std::identity>
-  requires(!grain_type<Comp> && !grain_type<P1> && !grain_type<P2>) auto operator()(
-      R1& r1, R2&& r2, O out, Comp comp = {}, P1 proj1 = {}, P2 proj2 = {}, grain g = {}) const {
+    requires(!grain_type<Comp> && !grain_type<P1> && !grain_type<P2>)
+  auto operator()(R1& r1, R2&& r2, O out, Comp comp = {}, P1 proj1 = {}, P2 proj2 = {},
+                  grain g = {}) const {
     using I1 = std::ranges::iterator_t<R1>;
     using V2 = std::remove_reference_t<R2>;
     if constexpr (check_merge<I1, V2, O, Comp, P1, P2>()) {
@@ -261,13 +262,14 @@ struct merge_impl {
                    std::identity{}, g);
   }
   template <typename R1, typename R2, typename O, typename Comp>
-  requires(!grain_type<Comp>) auto operator()(R1& r1, R2&& r2, O out, Comp comp, grain g) const {
+    requires(!grain_type<Comp>)
+  auto operator()(R1& r1, R2&& r2, O out, Comp comp, grain g) const {
     return (*this)(r1, std::forward<R2>(r2), std::move(out), std::move(comp), std::identity{},
                    std::identity{}, g);
   }
   template <typename R1, typename R2, typename O, typename Comp, typename P1>
-  requires(!grain_type<Comp> && !grain_type<P1>) auto operator()(R1& r1, R2&& r2, O out, Comp comp,
-                                                                 P1 proj1, grain g) const {
+    requires(!grain_type<Comp> && !grain_type<P1>)
+  auto operator()(R1& r1, R2&& r2, O out, Comp comp, P1 proj1, grain g) const {
     return (*this)(r1, std::forward<R2>(r2), std::move(out), std::move(comp), std::move(proj1),
                    std::identity{}, g);
   }

@@ -62,10 +62,14 @@ struct unary_source {
 
   I first;
   Tr transform;
-  decltype(auto) operator()(std::size_t i) requires(!is_task) {
+  decltype(auto) operator()(std::size_t i)
+    requires(!is_task)
+  {
     return std::invoke(transform, *at(first, i));
   }
-  task<element_type> operator()(std::size_t i) requires is_task {
+  task<element_type> operator()(std::size_t i)
+    requires is_task
+  {
     element_type e{};
     co_await call(&e, transform, *at(first, i));
     co_return std::move(e);
@@ -75,18 +79,21 @@ struct unary_source {
 /// Element `i` of two inputs, transformed together (as unary_source).
 template <typename I1, typename I2, typename Tr>
 struct binary_source {
-  using element_type =
-      body_value_t<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
+  using element_type = body_value_t<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
   static constexpr bool is_task =
       task_body<Tr&, std::iter_reference_t<I1>, std::iter_reference_t<I2>>;
 
   I1 first1;
   I2 first2;
   Tr transform;
-  decltype(auto) operator()(std::size_t i) requires(!is_task) {
+  decltype(auto) operator()(std::size_t i)
+    requires(!is_task)
+  {
     return std::invoke(transform, *at(first1, i), *at(first2, i));
   }
-  task<element_type> operator()(std::size_t i) requires is_task {
+  task<element_type> operator()(std::size_t i)
+    requires is_task
+  {
     element_type e{};
     co_await call(&e, transform, *at(first1, i), *at(first2, i));
     co_return std::move(e);
@@ -106,7 +113,9 @@ struct fold_leaf {
   Source* source;
   Op* op;
 
-  T operator()(std::size_t lo, std::size_t hi) const requires(!fold_runs_tasks<T, Source, Op>) {
+  T operator()(std::size_t lo, std::size_t hi) const
+    requires(!fold_runs_tasks<T, Source, Op>)
+  {
     T acc((*source)(lo));
     for (std::size_t i = lo + 1; i < hi; ++i) {
       acc = std::invoke(*op, std::move(acc), (*source)(i));
@@ -118,7 +127,8 @@ struct fold_leaf {
   /// its index and role (core/index_keys.hpp; the transform is the source's first child).
   task<void> operator()(std::optional<T>* out, std::size_t lo, std::size_t hi,
                         pedigree_pass pass = {Source::is_task ? element_role : op_role}) const
-      requires fold_runs_tasks<T, Source, Op> {
+    requires fold_runs_tasks<T, Source, Op>
+  {
     constexpr bool two_roles = Source::is_task && task_body<Op&, T, E>;
     std::optional<T> acc;
     for (std::size_t i = lo; i < hi; ++i) {
@@ -270,8 +280,8 @@ struct reduce_impl {
   static constexpr const char* name = "reduce";
 
   template <typename R, typename T = std::ranges::range_value_t<R>, typename Op = std::plus<>>
-  requires(!std::same_as<T, grain>) task<result_for<T>>
-  operator()(R& r, T init = T{}, Op op = {}, grain g = {}) const {
+    requires(!std::same_as<T, grain>)
+  task<result_for<T>> operator()(R& r, T init = T{}, Op op = {}, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (check_reduce<I, T, Op>()) {
       const std::size_t n = range_size(r);
@@ -299,8 +309,8 @@ struct transform_reduce_impl {
   }
 
   template <typename R, typename I2, typename T, typename Op, typename Tr>
-  requires(!std::same_as<Tr, grain>) task<result_for<T>>
-  operator()(R& r, I2 first2, T init, Op op, Tr transform, grain g = {}) const {
+    requires(!std::same_as<Tr, grain>)
+  task<result_for<T>> operator()(R& r, I2 first2, T init, Op op, Tr transform, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (check_transform_reduce2<I, I2, T, Op, Tr>()) {
       const std::size_t n = range_size(r);

@@ -68,7 +68,9 @@ template <typename I, typename O, typename T, typename Op>
 struct scan_sum_body {
   const scan_state<I, O, T, Op>* s;
 
-  void operator()(std::size_t jlo, std::size_t jhi) const requires(!element_op_task<I, T, Op>) {
+  void operator()(std::size_t jlo, std::size_t jhi) const
+    requires(!element_op_task<I, T, Op>)
+  {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
@@ -85,7 +87,8 @@ struct scan_sum_body {
   /// The same when `op` returns a task: one child task per element, in turn, keyed by the
   /// element's index (core/index_keys.hpp), as in pass 2.
   task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
-      requires element_op_task<I, T, Op> {
+    requires element_op_task<I, T, Op>
+  {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
@@ -108,7 +111,9 @@ template <bool Inclusive, typename I, typename O, typename T, typename Op>
 struct scan_write_body {
   const scan_state<I, O, T, Op>* s;
 
-  void operator()(std::size_t jlo, std::size_t jhi) const requires(!element_op_task<I, T, Op>) {
+  void operator()(std::size_t jlo, std::size_t jhi) const
+    requires(!element_op_task<I, T, Op>)
+  {
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
       const std::size_t hi = block_start(j + 1, s->n, s->blocks);
@@ -139,7 +144,8 @@ struct scan_write_body {
   /// element's index (core/index_keys.hpp). The running value is an optional: it starts as the
   /// first element when there is no prefix.
   task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
-      requires element_op_task<I, T, Op> {
+    requires element_op_task<I, T, Op>
+  {
     using value = body_value_t<Op&, T, std::iter_reference_t<I>>;
     for (std::size_t j = jlo; j < jhi; ++j) {
       const std::size_t lo = block_start(j, s->n, s->blocks);
@@ -208,8 +214,8 @@ task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks, st
 }
 
 template <bool Inclusive, typename I, typename O, typename T, typename Op>
-task<O> scan_run(param<I> first_in, std::size_t n, param<O> out_in,
-                 param<std::optional<T>> init_in, param<Op> op_in, std::size_t leaf) {
+task<O> scan_run(param<I> first_in, std::size_t n, param<O> out_in, param<std::optional<T>> init_in,
+                 param<Op> op_in, std::size_t leaf) {
   I& first = arg(first_in);
   O& out = arg(out_in);
   std::optional<T>& init = arg(init_in);
@@ -288,14 +294,14 @@ struct inclusive_scan_impl : scan_impl<true> {
   static constexpr const char* name = "inclusive_scan";
 
   template <typename R, typename O, typename Op = std::plus<>>
-  requires(!std::same_as<Op, grain>) task<result_for<O>>
-  operator()(R& r, O out, Op op = {}, grain g = {}) const {
+    requires(!std::same_as<Op, grain>)
+  task<result_for<O>> operator()(R& r, O out, Op op = {}, grain g = {}) const {
     return run(r, std::move(out), std::optional<std::ranges::range_value_t<R>>{}, std::move(op), g);
   }
 
   template <typename R, typename O, typename Op, typename T>
-  requires(!std::same_as<T, grain>) task<result_for<O>>
-  operator()(R& r, O out, Op op, T init, grain g = {}) const {
+    requires(!std::same_as<T, grain>)
+  task<result_for<O>> operator()(R& r, O out, Op op, T init, grain g = {}) const {
     return run(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
   }
 };
@@ -305,8 +311,8 @@ struct exclusive_scan_impl : scan_impl<false> {
   static constexpr const char* name = "exclusive_scan";
 
   template <typename R, typename O, typename T, typename Op = std::plus<>>
-  requires(!std::same_as<Op, grain>) task<result_for<O>>
-  operator()(R& r, O out, T init, Op op = {}, grain g = {}) const {
+    requires(!std::same_as<Op, grain>)
+  task<result_for<O>> operator()(R& r, O out, T init, Op op = {}, grain g = {}) const {
     return run(r, std::move(out), std::optional<T>(std::move(init)), std::move(op), g);
   }
 };

@@ -65,7 +65,9 @@ struct search_state {
     }
   }
 
-  void search(std::size_t lo, std::size_t hi) requires(!task_test<Test>) {
+  void search(std::size_t lo, std::size_t hi)
+    requires(!task_test<Test>)
+  {
     for (std::size_t i = lo; i < hi; ++i) {
       if (i >= bound.load(std::memory_order_relaxed)) {
         return;
@@ -80,7 +82,8 @@ struct search_state {
   /// The same when the test is a task: one child task per index, in turn, keyed by the index
   /// (core/index_keys.hpp; the test calls the predicate as its first child).
   task<void> search_tasks(std::size_t lo, std::size_t hi, pedigree_pass pass)
-      requires task_test<Test> {
+    requires task_test<Test>
+  {
     for (std::uint64_t& i = pass.index_from(lo); i < hi; ++i) {
       if (i >= bound.load(std::memory_order_relaxed)) {
         co_return;
@@ -146,10 +149,14 @@ template <typename I, typename P, bool Wanted>
 struct element_test {
   I first;
   P pred;
-  bool operator()(std::size_t i) requires(!task_body<P&, std::iter_reference_t<I>>) {
+  bool operator()(std::size_t i)
+    requires(!task_body<P&, std::iter_reference_t<I>>)
+  {
     return static_cast<bool>(std::invoke(pred, *at(first, i))) == Wanted;
   }
-  task<bool> operator()(std::size_t i) requires task_body<P&, std::iter_reference_t<I>> {
+  task<bool> operator()(std::size_t i)
+    requires task_body<P&, std::iter_reference_t<I>>
+  {
     body_value_t<P&, std::iter_reference_t<I>> answer{};
     co_await call(&answer, pred, *at(first, i));
     co_return static_cast<bool>(answer) == Wanted;

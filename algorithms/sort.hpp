@@ -424,9 +424,8 @@ struct sort_impl {
   static constexpr bool returns_positions = true;
 
   template <typename R, typename Comp = std::ranges::less, typename Proj = std::identity>
-  requires(!grain_type<Comp> && !grain_type<Proj>) auto operator()(R& r, Comp comp = {},
-                                                                   Proj proj = {},
-                                                                   grain g = {}) const {
+    requires(!grain_type<Comp> && !grain_type<Proj>)
+  auto operator()(R& r, Comp comp = {}, Proj proj = {}, grain g = {}) const {
     using I = std::ranges::iterator_t<R>;
     if constexpr (check_sort<I, Comp, Proj>()) {
       const std::size_t n = range_size(r);
@@ -440,7 +439,8 @@ struct sort_impl {
     return (*this)(r, std::ranges::less{}, std::identity{}, g);
   }
   template <typename R, typename Comp>
-  requires(!grain_type<Comp>) auto operator()(R& r, Comp comp, grain g) const {
+    requires(!grain_type<Comp>)
+  auto operator()(R& r, Comp comp, grain g) const {
     return (*this)(r, std::move(comp), std::identity{}, g);
   }
 };

@@ -146,8 +146,8 @@ analysis analyze(const analysis_options& options, F&& fn, Args&&... args) {
 
 /// As analyze(options, fn, args...) with the default options.
 template <typename F, typename... Args>
-requires(!std::same_as<std::remove_cvref_t<F>, analysis_options>) analysis
-    analyze(F&& fn, Args&&... args) {
+  requires(!std::same_as<std::remove_cvref_t<F>, analysis_options>)
+analysis analyze(F&& fn, Args&&... args) {
   return analyze(analysis_options{}, std::forward<F>(fn), std::forward<Args>(args)...);
 }
 

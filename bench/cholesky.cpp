@@ -509,8 +509,8 @@ struct cholesky_workload {
     // result as `ref`, so this second comparison is what checks it there).
     std::string err = bench::dense_difference(n, got, ref, "L", "the serial run");
     if (err.empty()) {
-      const bench::dense_reference& want =
-          bench::kept_reference(n, [](int m) { return factored(m, chol_base); }, reconstructs);
+      const bench::dense_reference& want = bench::kept_reference(
+          n, [](int m) { return factored(m, chol_base); }, reconstructs);
       err = bench::dense_difference(n, got, want.values, "L", "the plain loop");
       if (err.empty()) {
         err = want.verdict;

@@ -67,8 +67,7 @@ void sort_serial(key* a, key* tmp, std::size_t n) {
 
 // ---- tine ----
 
-tine::task<void> merge_tine(const key* a, std::size_t na, const key* b, std::size_t nb,
-                            key* out) {
+tine::task<void> merge_tine(const key* a, std::size_t na, const key* b, std::size_t nb, key* out) {
   if (na + nb <= merge_cutoff) {
     merge_serial(a, na, b, nb, out);
     co_return;

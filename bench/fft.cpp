@@ -224,9 +224,8 @@ struct fft_workload {
   static input smoke_input() { return 14; }
 
   static result serial(input k) {
-    return transform(k, [](const plan& p, cplx* out) {
-      fft_serial(p.in.data(), out, p.n, 1, p.w.data(), p.n);
-    });
+    return transform(
+        k, [](const plan& p, cplx* out) { fft_serial(p.in.data(), out, p.n, 1, p.w.data(), p.n); });
   }
   template <class S>
   static result tine(S& s, input k) {
@@ -235,14 +234,12 @@ struct fft_workload {
     });
   }
   static result tbb(input k) {
-    return transform(k, [](const plan& p, cplx* out) {
-      fft_tbb(p.in.data(), out, p.n, 1, p.w.data(), p.n);
-    });
+    return transform(
+        k, [](const plan& p, cplx* out) { fft_tbb(p.in.data(), out, p.n, 1, p.w.data(), p.n); });
   }
   static result omp(input k) {
-    return transform(k, [](const plan& p, cplx* out) {
-      fft_omp(p.in.data(), out, p.n, 1, p.w.data(), p.n);
-    });
+    return transform(
+        k, [](const plan& p, cplx* out) { fft_omp(p.in.data(), out, p.n, 1, p.w.data(), p.n); });
   }
 
   static std::uint64_t tasks(input k) { return fft_tasks(std::size_t{1} << k); }

@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
         double sum = 0;
         busy[w][reduce].push_back(seconds([&] { sum = tine::reduce(p, data, 0.0); }));
         right = right && close(sum, expected_sum);
-        busy[w][transform_reduce].push_back(seconds(
-            [&] { sum = tine::transform_reduce(p, data, 0.0, std::plus<>{}, square{}); }));
+        busy[w][transform_reduce].push_back(
+            seconds([&] { sum = tine::transform_reduce(p, data, 0.0, std::plus<>{}, square{}); }));
         right = right && close(sum, expected_squares);
         for (std::size_t i = 0; i < each.size(); ++i) {
           each[i] = initial(i);
@@ -202,8 +202,8 @@ int main(int argc, char** argv) {
       add_traffic(moved[reduce], before, tine::mpi::traffic());
       right = right && close(sum, expected_sum);
       before = tine::mpi::traffic();
-      dist[transform_reduce].push_back(seconds(
-          [&] { sum = tine::transform_reduce(pool, data, 0.0, std::plus<>{}, square{}); }));
+      dist[transform_reduce].push_back(
+          seconds([&] { sum = tine::transform_reduce(pool, data, 0.0, std::plus<>{}, square{}); }));
       add_traffic(moved[transform_reduce], before, tine::mpi::traffic());
       right = right && close(sum, expected_squares);
       tine::sync_wait(pool, fill_initial, each.span());

@@ -165,8 +165,9 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < each.size(); ++i) {
           each[i] = initial(i);
         }
-        (p == &one ? b1_each : b2_each)
-            .push_back(seconds([&] { tine::sync_wait(*p, heavy_local, std::span<double>(each)); }));
+        (p == &one ? b1_each : b2_each).push_back(seconds([&] {
+          tine::sync_wait(*p, heavy_local, std::span<double>(each));
+        }));
         right = right && each[12345] == heavy(initial(12345));
       }
     }
@@ -199,16 +200,16 @@ int main(int argc, char** argv) {
     each_copies = all[1];
     // A spot check of for_each's result, held by the last rank.
     const double expect = heavy(initial(for_each_size - 7));
-    const double got = tine::sync_wait(pool, sum_global, tine::mpi::global_span<const double>(
-                                                             each.span().subspan(
-                                                                 for_each_size - 7, 1)));
+    const double got = tine::sync_wait(
+        pool, sum_global,
+        tine::mpi::global_span<const double>(each.span().subspan(for_each_size - 7, 1)));
     right = right && got == expect;
   }
   if (rank == 0) {
     std::printf("%d rank(s) of %zu worker(s), %d rounds, medians in ms\n", size,
                 pool.workers_per_rank(), rounds);
-    std::printf("%-10s %10s %10s %10s %8s %8s %14s\n", "workload", "mpi_pool", "busy(1)",
-                "busy(2)", "/busy(1)", "/busy(2)", "copies/run");
+    std::printf("%-10s %10s %10s %10s %8s %8s %14s\n", "workload", "mpi_pool", "busy(1)", "busy(2)",
+                "/busy(1)", "/busy(2)", "copies/run");
     std::printf("%-10s %10.1f %10.1f %10.1f %8.3f %8.3f %8.1f of %4zu\n", "reduce",
                 median(d_reduce) * 1e3, median(b1_reduce) * 1e3, median(b2_reduce) * 1e3,
                 median(d_reduce) / median(b1_reduce), median(d_reduce) / median(b2_reduce),

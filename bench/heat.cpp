@@ -117,8 +117,9 @@ void rows_omp(const double* in, double* out, int n, int lo, int hi) {
 }
 
 std::uint64_t row_tasks(int lo, int hi) {
-  return hi - lo <= grain ? 1 : 1 + row_tasks(lo, lo + (hi - lo) / 2) +
-                                    row_tasks(lo + (hi - lo) / 2, hi);
+  return hi - lo <= grain
+             ? 1
+             : 1 + row_tasks(lo, lo + (hi - lo) / 2) + row_tasks(lo + (hi - lo) / 2, hi);
 }
 
 struct heat_workload {
@@ -135,23 +136,20 @@ struct heat_workload {
   static input smoke_input() { return 96; }
 
   static result serial(input n) {
-    return run(n, [](const double* in, double* out, int size) {
-      rows(in, out, size, 1, size - 1);
-    });
+    return run(n,
+               [](const double* in, double* out, int size) { rows(in, out, size, 1, size - 1); });
   }
   template <class S>
   static result tine(S& s, input n) {
     return tine::sync_wait(s, heat_tine, n);
   }
   static result tbb(input n) {
-    return run(n, [](const double* in, double* out, int size) {
-      rows_tbb(in, out, size, 1, size - 1);
-    });
+    return run(
+        n, [](const double* in, double* out, int size) { rows_tbb(in, out, size, 1, size - 1); });
   }
   static result omp(input n) {
-    return run(n, [](const double* in, double* out, int size) {
-      rows_omp(in, out, size, 1, size - 1);
-    });
+    return run(
+        n, [](const double* in, double* out, int size) { rows_omp(in, out, size, 1, size - 1); });
   }
 
   static std::uint64_t tasks(input n) { return steps * row_tasks(1, n - 1); }

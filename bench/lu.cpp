@@ -513,8 +513,8 @@ struct lu_workload {
     // result as `ref`, so this second comparison is what checks it there).
     std::string err = bench::dense_difference(n, got, ref, "LU", "the serial run");
     if (err.empty()) {
-      const bench::dense_reference& want =
-          bench::kept_reference(n, [](int m) { return factored(m, lu_base); }, reconstructs);
+      const bench::dense_reference& want = bench::kept_reference(
+          n, [](int m) { return factored(m, lu_base); }, reconstructs);
       err = bench::dense_difference(n, got, want.values, "LU", "the plain loop");
       if (err.empty()) {
         err = want.verdict;

@@ -76,8 +76,9 @@ void rows_omp(std::uint16_t* image, int n, int lo, int hi) {
 }
 
 std::uint64_t row_tasks(int lo, int hi) {
-  return hi - lo <= grain ? 1 : 1 + row_tasks(lo, lo + (hi - lo) / 2) +
-                                    row_tasks(lo + (hi - lo) / 2, hi);
+  return hi - lo <= grain
+             ? 1
+             : 1 + row_tasks(lo, lo + (hi - lo) / 2) + row_tasks(lo + (hi - lo) / 2, hi);
 }
 
 template <typename Fill>

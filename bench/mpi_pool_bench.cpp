@@ -48,7 +48,7 @@ double seconds(Scheduler& s, Run& run) {
 
 struct workload {
   std::string name;
-  std::function<bool(tine::mpi_pool<>&)> on_pool;     // true if the result is right
+  std::function<bool(tine::mpi_pool<>&)> on_pool;   // true if the result is right
   std::function<bool(tine::busy_pool<>&)> on_busy;  // idem
 };
 

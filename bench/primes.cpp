@@ -79,8 +79,9 @@ std::uint64_t count_omp(std::uint64_t lo, std::uint64_t hi) {
 }
 
 std::uint64_t range_tasks(std::uint64_t lo, std::uint64_t hi) {
-  return hi - lo <= grain ? 1 : 1 + range_tasks(lo, lo + (hi - lo) / 2) +
-                                    range_tasks(lo + (hi - lo) / 2, hi);
+  return hi - lo <= grain
+             ? 1
+             : 1 + range_tasks(lo, lo + (hi - lo) / 2) + range_tasks(lo + (hi - lo) / 2, hi);
 }
 
 /// The primes up to n by the sieve of Eratosthenes.

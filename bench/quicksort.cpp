@@ -127,9 +127,8 @@ struct quicksort_workload {
   static result serial(input n) { return sorted_copy(n, sort_serial); }
   template <class S>
   static result tine(S& s, input n) {
-    return sorted_copy(n, [&s](key* a, std::size_t size) {
-      tine::sync_wait(s, sort_tine, a, size);
-    });
+    return sorted_copy(n,
+                       [&s](key* a, std::size_t size) { tine::sync_wait(s, sort_tine, a, size); });
   }
   static result tbb(input n) { return sorted_copy(n, sort_tbb); }
   static result omp(input n) { return sorted_copy(n, sort_omp); }

@@ -144,7 +144,8 @@ tine::task<void> uts_reducer(const uts::params* p, const uts::node* n,
   if (k == 0) {
     co_return;
   }
-  tine::stack_array<uts::node> cs = co_await tine::stack_alloc<uts::node>(static_cast<std::size_t>(k));
+  tine::stack_array<uts::node> cs =
+      co_await tine::stack_alloc<uts::node>(static_cast<std::size_t>(k));
   for (int i = 0; i < k; ++i) {
     uts::child(*n, i, cs[static_cast<std::size_t>(i)]);
     co_await tine::fork(uts_reducer, p, &cs[static_cast<std::size_t>(i)], r);
@@ -422,9 +423,9 @@ void bm_uts(benchmark::State& state, variant v, std::size_t workers) {
       break;
     }
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      static_cast<double>(want.nodes) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(static_cast<double>(want.nodes) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void bm_pi(benchmark::State& state, variant v, std::size_t workers) {
@@ -435,9 +436,9 @@ void bm_pi(benchmark::State& state, variant v, std::size_t workers) {
       break;
     }
   }
-  state.counters["ns_per_point"] = benchmark::Counter(
-      static_cast<double>(pi_samples) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_point"] =
+      benchmark::Counter(static_cast<double>(pi_samples) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void bm_fib(benchmark::State& state, variant v, std::size_t workers) {
@@ -453,8 +454,8 @@ void bm_fib(benchmark::State& state, variant v, std::size_t workers) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-constexpr variant reducer_variants[] = {variant::reducer, variant::by_hand,
-                                        variant::tbb_combinable, variant::tbb_ets};
+constexpr variant reducer_variants[] = {variant::reducer, variant::by_hand, variant::tbb_combinable,
+                                        variant::tbb_ets};
 constexpr variant dprng_variants[] = {variant::dprng, variant::mt_per_thread};
 
 int smoke() {
@@ -500,8 +501,8 @@ int main(int argc, char** argv) {
   for (std::size_t workers : {1U, 2U}) {
     const std::string suffix = "/workers:" + std::to_string(workers);
     for (variant v : reducer_variants) {
-      benchmark::RegisterBenchmark(
-          (std::string("histogram/1e8/") + name_of(v) + suffix).c_str(), bm_histogram, v, workers)
+      benchmark::RegisterBenchmark((std::string("histogram/1e8/") + name_of(v) + suffix).c_str(),
+                                   bm_histogram, v, workers)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
       benchmark::RegisterBenchmark((std::string("uts_sum/T3/") + name_of(v) + suffix).c_str(),
@@ -510,12 +511,12 @@ int main(int argc, char** argv) {
           ->UseRealTime();
     }
     for (variant v : dprng_variants) {
-      benchmark::RegisterBenchmark((std::string("pi/1e8/") + name_of(v) + suffix).c_str(), bm_pi,
-                                   v, workers)
+      benchmark::RegisterBenchmark((std::string("pi/1e8/") + name_of(v) + suffix).c_str(), bm_pi, v,
+                                   workers)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
-      benchmark::RegisterBenchmark(
-          (std::string("fib_draw/32/") + name_of(v) + suffix).c_str(), bm_fib, v, workers)
+      benchmark::RegisterBenchmark((std::string("fib_draw/32/") + name_of(v) + suffix).c_str(),
+                                   bm_fib, v, workers)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -270,8 +270,8 @@ long tbb_queens(int n, int row, std::uint32_t cols, std::uint32_t d1, std::uint3
     if (safe(cols, d1, d2, row, c, n)) {
       const std::uint32_t bit = 1u << c;
       g.run([&counts, c, n, row, cols, d1, d2, bit, top] {
-        counts[c] = tbb_queens(n, row + 1, cols | bit, d1 | (bit << row), d2 | (bit << (n - row)),
-                               top);
+        counts[c] =
+            tbb_queens(n, row + 1, cols | bit, d1 | (bit << row), d2 | (bit << (n - row)), top);
       });
     }
   }
@@ -310,8 +310,8 @@ int main(int argc, char** argv) {
     print_latency("tbb::task_arena::enqueue", tbb_enqueue_latency(samples, gap));
   }
 
-  std::printf("throughput, %ld roots of fib(%d), spawned by 1 and 2 threads, 2 workers (s)\n", total,
-              small_root);
+  std::printf("throughput, %ld roots of fib(%d), spawned by 1 and 2 threads, 2 workers (s)\n",
+              total, small_root);
   {
     tine::lazy_pool<> pool(2);
     tbb::task_arena arena(2);
@@ -334,11 +334,11 @@ int main(int argc, char** argv) {
       long first_t = 0;
       long all_b = 0;
       long first_b = 0;
-      const double ta = seconds_of([&] { all_t = tine::spawn(pool, queens, nq, 0, 0u, 0u, 0u, false).get(); });
+      const double ta =
+          seconds_of([&] { all_t = tine::spawn(pool, queens, nq, 0, 0u, 0u, 0u, false).get(); });
       const double tf = seconds_of([&] { first_t = tine::spawn(pool, first_queens, nq).get(); });
-      const double ba = seconds_of([&] {
-        arena.execute([&] { all_b = tbb_queens(nq, 0, 0, 0, 0, nullptr); });
-      });
+      const double ba =
+          seconds_of([&] { arena.execute([&] { all_b = tbb_queens(nq, 0, 0, 0, 0, nullptr); }); });
       const double bf = seconds_of([&] {
         arena.execute([&] {
           tbb::task_group top;

@@ -107,9 +107,7 @@ template <typename M>
 concept known_function = std::is_function_v<M> && function_parameters<M>::known;
 
 template <typename D>
-concept single_call_operator = std::is_class_v<D> && requires {
-  &D::operator();
-};
+concept single_call_operator = std::is_class_v<D> && requires { &D::operator(); };
 
 /// The parameter list of callable type `D` (no cv, no reference) when its signature is known
 /// exactly; `Object` is the first argument, used for member function pointers only.
@@ -117,17 +115,15 @@ template <typename D, typename Object>
 struct callee_parameters : function_parameters<void> {};
 
 template <typename D, typename Object>
-requires std::is_function_v<D>
-struct callee_parameters<D, Object> : function_parameters<D> {
-};
+  requires std::is_function_v<D>
+struct callee_parameters<D, Object> : function_parameters<D> {};
 
 template <typename D, typename Object>
-requires std::is_function_v<D>
-struct callee_parameters<D*, Object> : function_parameters<D> {
-};
+  requires std::is_function_v<D>
+struct callee_parameters<D*, Object> : function_parameters<D> {};
 
 template <typename M, typename C, typename Object>
-requires known_function<M>
+  requires known_function<M>
 struct callee_parameters<M C::*, Object> {
   static constexpr bool known = true;
   // std::invoke binds an object of the class (or derived) to the implicit object parameter, and
@@ -141,7 +137,7 @@ struct callee_parameters<M C::*, Object> {
 };
 
 template <typename D, typename Object>
-requires single_call_operator<D>
+  requires single_call_operator<D>
 struct callee_parameters<D, Object> {
   template <typename M, typename C>
   static function_parameters<M> parameters_of(M C::*);
@@ -206,12 +202,14 @@ struct rvalue_probe {
   // conversions win (or tie) against the one below...
   operator value_type() const&& = delete;
   template <typename U>
-  requires proper_base_of<U, value_type>
+    requires proper_base_of<U, value_type>
   operator U() const&& = delete;
   // ...while a reference to T, or to a base of T, binds to the lvalue this one returns.
   template <typename U>
-  requires std::is_convertible_v<T*, U*>
-  [[noreturn]] operator U&() const { std::abort(); }
+    requires std::is_convertible_v<T*, U*>
+  [[noreturn]] operator U&() const {
+    std::abort();
+  }
 
   // A generic callable with a deduced return type is instantiated for the trial; in its body the
   // probe is an lvalue (or a moved parameter), which copies and converts to T like the argument.

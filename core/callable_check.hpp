@@ -38,7 +38,7 @@ inline constexpr bool safe_callable =
 /// array that decays to one) rather than the callable; it tells the two overloads apart.
 template <typename X>
 concept result_pointer = std::is_pointer_v<std::decay_t<X>> &&
-    !std::is_function_v<std::remove_pointer_t<std::decay_t<X>>>;
+                         !std::is_function_v<std::remove_pointer_t<std::decay_t<X>>>;
 
 /// The first argument of fork or call is the callable: the form without a result.
 template <typename X>

@@ -27,9 +27,7 @@ namespace tine {
 /// - may throw (for example std::bad_alloc) only if it did not take the node: `sync_wait` and
 ///   `resume_on` then report the exception to their caller, and the task stays where it was.
 template <typename S>
-concept scheduler = requires(S& s, submit_node* node) {
-  s.schedule(node);
-};
+concept scheduler = requires(S& s, submit_node* node) { s.schedule(node); };
 
 }  // namespace tine
 

@@ -128,8 +128,7 @@ class worker_context {
   /// nothing, when the new stacks cannot be made.
   void set_backend(worker_backend* backend) {
     if (detail::tls_runtime != &m_runtime) {
-      detail::fatal(
-          "worker_context::set_backend: called on a thread this context is not bound to");
+      detail::fatal("worker_context::set_backend: called on a thread this context is not bound to");
     }
     if (!detail::stack_is_empty(m_runtime.top()) || m_runtime.continuations().size() != 0) {
       detail::fatal(
@@ -181,8 +180,8 @@ class worker_context {
   /// pusher's writes to the frame before this call (a release push and an acquire steal).
   /// Continuations resumed this way are reached by stop requests only if the installed backend
   /// says so (`worker_backend::checks_forks`, or `stops_reach` for the continuation): its thieves
-  /// may be other processes, where the root's context is not. Throws std::bad_alloc, without running it, when memory is too short:
-  /// keep it and retry.
+  /// may be other processes, where the root's context is not. Throws std::bad_alloc, without
+  /// running it, when memory is too short: keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
     if (!reserve()) {

@@ -163,7 +163,7 @@ class deque {
 
     // Throws std::bad_alloc; `capacity` is a power of two.
     static ring* create(std::size_t capacity, ring* retired) {
-      void* raw = ::operator new (bytes(capacity), std::align_val_t{alignof(ring)});
+      void* raw = ::operator new(bytes(capacity), std::align_val_t{alignof(ring)});
       ring* r = ::new (raw) ring{capacity - 1, retired};
       // Non-allocating array placement new has no overhead (CWG 2382), so the slots start right
       // after the header, where slots() finds them. Value-initialised: every slot holds T{}.
@@ -176,7 +176,7 @@ class deque {
     // The unsized aligned form: the sized one is declared only under -fsized-deallocation,
     // which Clang before 19 does not enable by default (libstdc++ ignores the size anyway).
     static void destroy(ring* r) noexcept {
-      ::operator delete (static_cast<void*>(r), std::align_val_t{alignof(ring)});
+      ::operator delete(static_cast<void*>(r), std::align_val_t{alignof(ring)});
     }
   };
 

@@ -201,7 +201,7 @@ struct dprng_seeded_fn {
   F fn;
 
   template <typename... Args>
-  requires task_function<const F&, Args...>
+    requires task_function<const F&, Args...>
   auto operator()(Args&&... args) const
       -> task<typename task_value<std::invoke_result_t<const F&, Args...>>::type> {
     using R = typename task_value<std::invoke_result_t<const F&, Args...>>::type;

@@ -144,11 +144,13 @@ concept adapted = requires {
 template <typename T>
 class external_awaitable : external_wait {
   using operation = adapted_operation<T>;
-  static_assert(requires(operation& op, resume_token r) {
-    op.start(r);
-    op.result();
-  }, "tine::await_adapter<T>::adapt must return an operation with start(tine::resume_token) and "
-     "result() (see core/external_await.hpp)");
+  static_assert(
+      requires(operation& op, resume_token r) {
+        op.start(r);
+        op.result();
+      },
+      "tine::await_adapter<T>::adapt must return an operation with start(tine::resume_token) and "
+      "result() (see core/external_await.hpp)");
 
  public:
   template <typename U>

@@ -208,7 +208,7 @@ struct spawn_awaitable {
 /// Forks `fn(args...)`: runs it now, leaving the rest of this task to thieves; its result is
 /// written to `*result`, valid after the next `co_await tine::join()`.
 template <typename R, typename F, typename... Args>
-requires detail::result_pointer<R*>
+  requires detail::result_pointer<R*>
 [[nodiscard(
     "tine::fork does nothing unless co_awaited: the child never runs and *result is "
     "never written")]] auto
@@ -224,7 +224,7 @@ fork(R* result, F&& fn, Args&&... args) {
 
 /// Forks `fn(args...)` and discards its result.
 template <typename F, typename... Args>
-requires detail::callable_first<F>
+  requires detail::callable_first<F>
 [[nodiscard("tine::fork does nothing unless co_awaited: the child never runs")]] auto fork(
     F&& fn, Args&&... args) {
   if constexpr (detail::check_task_function<detail::entry::fork, void, F, Args...>()) {
@@ -238,7 +238,7 @@ requires detail::callable_first<F>
 
 /// Calls `fn(args...)` as a child task (nothing can be stolen); result in `*result`.
 template <typename R, typename F, typename... Args>
-requires detail::result_pointer<R*>
+  requires detail::result_pointer<R*>
 [[nodiscard(
     "tine::call does nothing unless co_awaited: the child never runs and *result is "
     "never written")]] auto
@@ -254,7 +254,7 @@ call(R* result, F&& fn, Args&&... args) {
 
 /// Calls `fn(args...)` as a child task and discards its result.
 template <typename F, typename... Args>
-requires detail::callable_first<F>
+  requires detail::callable_first<F>
 [[nodiscard("tine::call does nothing unless co_awaited: the child never runs")]] auto call(
     F&& fn, Args&&... args) {
   if constexpr (detail::check_task_function<detail::entry::call, void, F, Args...>()) {

@@ -2,8 +2,8 @@
 #define TINE_CORE_FUTURE_HPP
 
 /// \file future.hpp
-/// `tine::future<T>`: the outcome of work started without waiting (`tine::spawn`, `tine::when_all`),
-/// to be waited for, polled, awaited, or stopped.
+/// `tine::future<T>`: the outcome of work started without waiting (`tine::spawn`,
+/// `tine::when_all`), to be waited for, polled, awaited, or stopped.
 ///
 /// ```
 /// tine::future<long> f = tine::spawn(pool, fib, 40);  // returns at once; the root runs on pool
@@ -29,9 +29,9 @@
 ///   `std::jthread`. On a tine worker it cannot wait: it requests the stop and detaches; checked
 ///   builds stop the program there instead when nothing explains the drop (nobody asked the
 ///   future's root to stop, it has no on_complete callback, the dropping task's own root is not
-///   stopped, no exception is unwinding): a task that forgot to `co_await` its future would otherwise lose the work
-///   silently. `detach()` lets the work go on alone; the scheduler's destructor still waits for
-///   it, and an exception it ends with goes to the handler set with
+///   stopped, no exception is unwinding): a task that forgot to `co_await` its future would
+///   otherwise lose the work silently. `detach()` lets the work go on alone; the scheduler's
+///   destructor still waits for it, and an exception it ends with goes to the handler set with
 ///   `tine::set_detached_exception_handler`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
@@ -154,8 +154,9 @@ struct future_awaitable : future_waiter, parked_task {
 
   bool await_ready() const {
     if (state == nullptr) {
-      throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
-                             "from, already taken, or detached)");
+      throw std::logic_error(
+          "tine::future: co_await on a future that holds no outcome (moved "
+          "from, already taken, or detached)");
     }
     refuse_second_continuation(*state);
     check_can_park(*task, runtime(), "tine::future", "a future");
@@ -224,8 +225,9 @@ struct future_coroutine_awaiter : future_waiter {
 
   bool await_ready() const {
     if (state == nullptr) {
-      throw std::logic_error("tine::future: co_await on a future that holds no outcome (moved "
-                             "from, already taken, or detached)");
+      throw std::logic_error(
+          "tine::future: co_await on a future that holds no outcome (moved "
+          "from, already taken, or detached)");
     }
     refuse_second_continuation(*state);
     return state->ready();
@@ -400,8 +402,8 @@ class [[nodiscard(
 
   /// Calls `fn()` once when the outcome arrives, on the completing thread (at once, here, if it
   /// is already there); the future stays valid, and ready() turns true (and wait and get
-  /// return) only once `fn` has returned. One continuation per future (on_complete, co_await, when_all): a second
-  /// throws std::logic_error. `fn` must not throw.
+  /// return) only once `fn` has returned. One continuation per future (on_complete, co_await,
+  /// when_all): a second throws std::logic_error. `fn` must not throw.
   template <typename F>
   void on_complete(F fn) {
     if (m_state == nullptr) {

@@ -70,9 +70,10 @@ struct detached_handler {
     } catch (const std::exception& x) {
       std::fprintf(stderr, "tine: a detached root task ended with an exception: %s\n", x.what());
     } catch (...) {
-      std::fputs("tine: a detached root task ended with an exception not derived from "
-                 "std::exception\n",
-                 stderr);
+      std::fputs(
+          "tine: a detached root task ended with an exception not derived from "
+          "std::exception\n",
+          stderr);
     }
   }
 };
@@ -177,8 +178,7 @@ class future_state_base : public root_sink {
  protected:
   /// `destroy` frees the most derived object; `finish` (null: none) runs first when the root
   /// ends, before the outcome is published.
-  future_state_base(void (*destroy)(future_state_base*) noexcept,
-                    std::atomic<std::size_t>* pending,
+  future_state_base(void (*destroy)(future_state_base*) noexcept, std::atomic<std::size_t>* pending,
                     void (*finish)(future_state_base*) noexcept = nullptr) noexcept
       : root_sink(&future_state_base::on_complete),
         m_pending(pending),
@@ -209,7 +209,9 @@ class future_state_base : public root_sink {
     // either this load sees the thread blocked or that thread sees the outcome ready.
     self->m_waiter.store(done_marker(), std::memory_order_seq_cst);
     if (self->m_blocked.load(std::memory_order_seq_cst)) {
-      { std::lock_guard lock(self->m_mutex); }  // the waiter is in wait(), or sees the outcome
+      {
+        std::lock_guard lock(self->m_mutex);
+      }  // the waiter is in wait(), or sees the outcome
       self->m_cv.notify_all();
     }
     self->release();

@@ -8,9 +8,10 @@
 ///
 /// ```
 /// tine::reducer<tine::sum<long>> total;                 // total.view() += x;
-/// tine::reducer<tine::max<double>> highest;             // tine::max<double>::update(highest.view(), x);
-/// tine::reducer<tine::append<std::string>> text;        // text.view() += "word";
-/// tine::reducer<tine::append<std::list<int>>> order;    // order.view().push_back(i);
+/// tine::reducer<tine::max<double>> highest;             //
+/// tine::max<double>::update(highest.view(), x); tine::reducer<tine::append<std::string>> text; //
+/// text.view() += "word"; tine::reducer<tine::append<std::list<int>>> order;    //
+/// order.view().push_back(i);
 /// ```
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message

@@ -13,8 +13,8 @@
 /// when it resumes, and once for the submitter's call to schedule(), released when that call
 /// returns. A scheduler's schedule() may still touch the scheduler after the node is queued (to
 /// wake a worker), by which time the task may have run to its end and its root returned: with
-/// one count the destructor could free the scheduler under that call. The parked_task lives in the task's frame (in the awaitable)
-/// and is the submission.
+/// one count the destructor could free the scheduler under that call. The parked_task lives in the
+/// task's frame (in the awaitable) and is the submission.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

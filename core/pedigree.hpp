@@ -205,8 +205,9 @@ TINE_NOINLINE inline std::uint64_t compute_key(frame* f) {
                 "a task that pedigrees pass through forked a task it keys by index");
     const std::uint32_t rank = rank_of(y, bits, by_index);
     if (by_index) {
-      key = index_key(key, std::atomic_ref<std::uint64_t>(p->running.position_key)
-                               .load(std::memory_order_relaxed));
+      key = index_key(
+          key,
+          std::atomic_ref<std::uint64_t>(p->running.position_key).load(std::memory_order_relaxed));
     }
     key = combine(key, rank);
     std::atomic_ref<std::uint64_t>(y->running.position_key).store(key, std::memory_order_relaxed);

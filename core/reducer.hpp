@@ -77,7 +77,7 @@ struct monoid_value {
   using type = no_value_type;
 };
 template <typename M>
-requires requires { typename M::value_type; }
+  requires requires { typename M::value_type; }
 struct monoid_value<M> {
   using type = typename M::value_type;
 };
@@ -108,10 +108,11 @@ consteval bool check_monoid() {
                   "value_type& right)`, which sets left to left (+) right, left being earlier in "
                   "serial order");
     return false;
-  } else if constexpr (requires(V& right) { M::reduce(std::declval<V>(), right); } ||
-                       !requires(V& left, V& right) {
-                         { M::reduce(left, right) } -> std::same_as<void>;
-                       }) {
+  } else if constexpr (
+      requires(V& right) { M::reduce(std::declval<V>(), right); } ||
+      !requires(V& left, V& right) {
+        { M::reduce(left, right) } -> std::same_as<void>;
+      }) {
     // A reduce that takes `left` by value or const reference, or returns the combination, would
     // leave the left view unchanged: every merge would silently lose the right one.
     static_assert(std::is_same_v<V, void>,
@@ -156,7 +157,7 @@ class reducer final : private detail::reducer_base {
 
   /// Rejects copies and moves with a message (a task parameter taken by value, say).
   template <typename Other>
-  requires std::same_as<std::remove_cvref_t<Other>, reducer>
+    requires std::same_as<std::remove_cvref_t<Other>, reducer>
   reducer(Other&&) {  // NOLINT: never instantiated without failing
     static_assert(!std::same_as<std::remove_cvref_t<Other>, reducer>,
                   "tine::reducer cannot be copied or moved: strands find their views by the "

@@ -36,10 +36,10 @@ class scheduler_ref {
  public:
   /// Refers to `s`, which must outlive every use of the reference.
   template <scheduler S>
-  requires(!std::same_as<std::remove_cv_t<S>, scheduler_ref>) scheduler_ref(S& s) noexcept
-      : m_self(&s), m_schedule([](void* self, submit_node* node) {
-          static_cast<S*>(self)->schedule(node);
-        }) {
+    requires(!std::same_as<std::remove_cv_t<S>, scheduler_ref>)
+  scheduler_ref(S& s) noexcept
+      : m_self(&s),
+        m_schedule([](void* self, submit_node* node) { static_cast<S*>(self)->schedule(node); }) {
     if constexpr (detail::counts_pending<S>) {
       m_pending = &s.pending_work();
     }

@@ -95,8 +95,7 @@ class spawn_state final : public future_state<T>, public submit_node {
       result = &self->value;
     }
     start_root<T>(self, result, [self] {
-      return std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); },
-                        self->m_args);
+      return std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); }, self->m_args);
     });
   }
 
@@ -120,10 +119,10 @@ auto spawn_linked(const std::stop_token* token, S&& sched, F&& fn, Args&&... arg
                   "a coroutine returning tine::task<T> can run on a scheduler");
     if constexpr (task_type<R>) {
       using T = typename spawned_value<R>::type;
-      static_assert(std::is_void_v<T> ||
-                        (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
-                    "tine::spawn: the root task's return type must be default-constructible and "
-                    "move-assignable (the future holds one that the task assigns)");
+      static_assert(
+          std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
+          "tine::spawn: the root task's return type must be default-constructible and "
+          "move-assignable (the future holds one that the task assigns)");
       const scheduler_ref target(sched);  // (a scheduler_ref is copied)
       std::atomic<std::size_t>* pending = target.pending_work();
       auto state = std::make_unique<spawn_state<T, Fn, std::decay_t<Args>...>>(
@@ -155,7 +154,7 @@ auto spawn_linked(const std::stop_token* token, S&& sched, F&& fn, Args&&... arg
 
 /// Starts `fn(args...)` on `sched` and returns its future (see the file comment).
 template <typename S, typename F, typename... Args>
-requires scheduler<std::remove_cvref_t<S>>
+  requires scheduler<std::remove_cvref_t<S>>
 [[nodiscard(
     "tine::spawn returns a future: dropping it at once stops the work (and, off a tine worker, "
     "waits for it); keep it, or call detach()")]] auto
@@ -165,7 +164,7 @@ spawn(S&& sched, F&& fn, Args&&... args) {
 
 /// As above, and the root is asked to stop when `token` is (see the file comment).
 template <typename S, typename F, typename... Args>
-requires scheduler<std::remove_cvref_t<S>>
+  requires scheduler<std::remove_cvref_t<S>>
 [[nodiscard(
     "tine::spawn returns a future: dropping it at once stops the work (and, off a tine worker, "
     "waits for it); keep it, or call detach()")]] auto

@@ -107,7 +107,7 @@ inline void* allocate_stacklet_memory(std::size_t total) noexcept {
   }
   // The replaceable aligned operator new: a program (or a test) that replaces it sees every
   // stacklet tine allocates.
-  return ::operator new (total, std::align_val_t{stack_alignment}, std::nothrow);
+  return ::operator new(total, std::align_val_t{stack_alignment}, std::nothrow);
 }
 
 inline void free_stacklet_memory(void* p, std::size_t total) noexcept {
@@ -118,7 +118,7 @@ inline void free_stacklet_memory(void* p, std::size_t total) noexcept {
   }
 #endif
   (void)total;
-  ::operator delete (p, std::align_val_t{stack_alignment});
+  ::operator delete(p, std::align_val_t{stack_alignment});
 }
 
 /// The calling thread's stacklet source (null: the heap). Read through an accessor: stacklets

@@ -47,7 +47,7 @@ using scope_result = std::conditional_t<std::is_void_v<T>, bool, std::optional<T
 
 struct stop_scope_fn {
   template <typename F, typename... Args>
-  requires task_function<F&, Args&...>
+    requires task_function<F&, Args&...>
   auto operator()(F fn, Args... args) const
       -> task<scope_result<typename task_value<std::invoke_result_t<F&, Args&...>>::type>> {
     using T = typename task_value<std::invoke_result_t<F&, Args&...>>::type;

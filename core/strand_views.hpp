@@ -12,8 +12,8 @@
 /// and the continuation run in the same strand, in serial order.
 ///
 /// A steal of task F's continuation begins a strand (F, j), j being F's steal count, and its
-/// thief links the new record into F's list (`frame::running.views_stolen`). Steals of one scope are
-/// serial: thief j took the continuation that thief j-1's strand pushed, through the deque's
+/// thief links the new record into F's list (`frame::running.views_stolen`). Steals of one scope
+/// are serial: thief j took the continuation that thief j-1's strand pushed, through the deque's
 /// release/acquire, so the list needs no atomics. The strand that was running when F's scope
 /// opened (its *leftmost*, serially before every stolen strand) leaves its record in
 /// `frame::views_left` when it arrives at F's join. Strands of one scope thus come in serial
@@ -76,9 +76,7 @@ class worker_views {
   bool reserve() noexcept { return m_spares.reserve(); }
 
   /// A root task starts on this worker: its strand is the leftmost of the whole computation.
-  void begin_root() noexcept {
-    m_current = views_allowed() ? take(nullptr, 0) : nullptr;
-  }
+  void begin_root() noexcept { m_current = views_allowed() ? take(nullptr, 0) : nullptr; }
 
   /// The root task ended here, its frame gone: every view of the computation has been merged
   /// into this strand's, in serial order; fold each into its reducer's own value, under the

@@ -153,13 +153,14 @@ struct promise_base {
   /// A foreign operation made awaitable by a tine::await_adapter specialisation
   /// (external_await.hpp); tine's own requests come first.
   template <typename A>
-  requires(!request<A> && adapted<A>) external_awaitable<std::remove_cvref_t<A>> await_transform(
-      A&& a) {
+    requires(!request<A> && adapted<A>)
+  external_awaitable<std::remove_cvref_t<A>> await_transform(A&& a) {
     return external_awaitable<std::remove_cvref_t<A>>(frame_header, std::forward<A>(a));
   }
 
   template <typename A>
-  requires(!request<A> && !adapted<A>) void await_transform(A&&) {
+    requires(!request<A> && !adapted<A>)
+  void await_transform(A&&) {
     static_assert(
         dependent_false<A>,
         "tine: inside a task you can only co_await tine::fork, tine::call, tine::join, "
@@ -195,7 +196,7 @@ struct promise : promise_base {
   }
 
   template <typename U>
-  requires std::is_assignable_v<T&, U&&>
+    requires std::is_assignable_v<T&, U&&>
   void return_value(U&& value) noexcept(std::is_nothrow_assignable_v<T&, U&&>) {
     this->check_joined();
     if constexpr (sinks_discarded) {
@@ -246,7 +247,7 @@ struct promise_of : promise<T> {
   /// this constructor with its parameters' copies, and it marks the frame (frame.hpp). Other
   /// tasks fail the constraint and get the default constructor: they pay nothing.
   template <typename... P>
-  requires(std::same_as<std::remove_cv_t<P>, pedigree_pass> || ...)
+    requires(std::same_as<std::remove_cv_t<P>, pedigree_pass> || ...)
   explicit promise_of(P&... params) noexcept {
     (enter_pass(params), ...);
   }
@@ -318,7 +319,7 @@ class [[nodiscard(
  public:
   using value_type = T;
 
-  task(task && other) noexcept : m_promise(std::exchange(other.m_promise, nullptr)) {}
+  task(task&& other) noexcept : m_promise(std::exchange(other.m_promise, nullptr)) {}
   task& operator=(task&&) = delete;
   task(const task&) = delete;
   task& operator=(const task&) = delete;
@@ -338,9 +339,9 @@ class [[nodiscard(
   friend struct detail::promise_of;
   friend struct detail::task_access;
 
-  explicit task(detail::promise<T> * p) noexcept : m_promise(p) {}
+  explicit task(detail::promise<T>* p) noexcept : m_promise(p) {}
 
-  TINE_NOINLINE static void destroy_unstarted(detail::promise<T> * p) noexcept {
+  TINE_NOINLINE static void destroy_unstarted(detail::promise<T>* p) noexcept {
     detail::check_unstarted_free(p);
     detail::handle_of(&p->frame_header).destroy();
   }

@@ -119,8 +119,9 @@ class when_all_state final : public future_state<Value> {
 template <typename T>
 void check_input(const future<T>& f, const future_state_base* state) {
   if (!f.valid()) {
-    throw std::logic_error("tine::when_all: a future holds no outcome (moved from, taken or "
-                           "detached)");
+    throw std::logic_error(
+        "tine::when_all: a future holds no outcome (moved from, taken or "
+        "detached)");
   }
   if (state->has_continuation()) {
     throw std::logic_error(

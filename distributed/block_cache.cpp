@@ -82,8 +82,7 @@ bool block_cache::read(MPI_Win window, std::uint32_t store, int rank, std::uint6
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
     part(l.name.line, offset, length);
-    std::memcpy(out + (l.name.line * line_bytes + offset - from), l.bytes.get() + offset,
-                length);
+    std::memcpy(out + (l.name.line * line_bytes + offset - from), l.bytes.get() + offset, length);
   }
   std::lock_guard lock(m_mutex);
   if (m_epoch == epoch && m_forgotten == forgotten) {

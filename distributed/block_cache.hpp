@@ -50,9 +50,8 @@ class block_cache {
   /// whose window is `window`, into `out`, through the cache. Returns false, having done
   /// nothing, when the range is too large to cache (the caller fetches it directly); otherwise
   /// adds the bytes it fetched with MPI to `fetched`.
-  bool read(MPI_Win window, std::uint32_t store, int rank, std::uint64_t from,
-            std::uint64_t bytes, std::uint64_t block_bytes, std::byte* out,
-            std::uint64_t& fetched);
+  bool read(MPI_Win window, std::uint32_t store, int rank, std::uint64_t from, std::uint64_t bytes,
+            std::uint64_t block_bytes, std::byte* out, std::uint64_t& fetched);
 
   /// After writing bytes [from, from + bytes) of `rank`'s block of `store` there: drops the
   /// lines they overlap.

@@ -25,7 +25,7 @@ namespace tine::mpi::detail {
 struct collective_call {
   enum kind_t : std::uint64_t { root = 1, destroy = 2, allocate = 3, deallocate = 4 };
   std::uint64_t kind;
-  std::uint64_t sequence;   ///< how many collective calls this pool made before
+  std::uint64_t sequence;  ///< how many collective calls this pool made before
   /// for a root: its function's identity; for a global vector: its elements
   std::uint64_t signature;
   std::uint64_t result_bytes;  ///< for a root: its result's size; for a global vector: an element's

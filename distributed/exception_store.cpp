@@ -58,8 +58,8 @@ std::exception_ptr exception_store::take(std::uintptr_t token, int& release_to,
     return std::make_exception_ptr(std::bad_alloc());
   }
   const bool placed = (token & unplaced_bit) == 0;
-  const int owner = placed ? m_region.home_rank(reinterpret_cast<const void*>(token))
-                           : unplaced_owner(token);
+  const int owner =
+      placed ? m_region.home_rank(reinterpret_cast<const void*>(token)) : unplaced_owner(token);
   if (owner == m_region.rank()) {
     const auto it = m_entries.find(token);
     if (it == m_entries.end()) {

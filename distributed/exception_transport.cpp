@@ -102,6 +102,24 @@ struct registry {
 /// A kind for a standard type rebuilt from its what().
 template <typename E>
 exception_kind with_message(const char* name) {
+  return exception_kind{name, &typeid(E),
+                        [](const std::exception_ptr& e, std::string&) {
+                          try {
+                            std::rethrow_exception(e);
+                          } catch (const E&) {
+                            return true;
+                          } catch (...) {
+                            return false;
+                          }
+                        },
+                        [](std::string_view, std::string_view what) {
+                          return std::make_exception_ptr(E(std::string(what)));
+                        }};
+}
+
+/// A kind for a standard type that is default-constructed (its what() is fixed).
+template <typename E>
+exception_kind without_message(const char* name) {
   return exception_kind{
       name, &typeid(E),
       [](const std::exception_ptr& e, std::string&) {
@@ -113,27 +131,7 @@ exception_kind with_message(const char* name) {
           return false;
         }
       },
-      [](std::string_view, std::string_view what) {
-        return std::make_exception_ptr(E(std::string(what)));
-      }};
-}
-
-/// A kind for a standard type that is default-constructed (its what() is fixed).
-template <typename E>
-exception_kind without_message(const char* name) {
-  return exception_kind{name, &typeid(E),
-                        [](const std::exception_ptr& e, std::string&) {
-                          try {
-                            std::rethrow_exception(e);
-                          } catch (const E&) {
-                            return true;
-                          } catch (...) {
-                            return false;
-                          }
-                        },
-                        [](std::string_view, std::string_view) {
-                          return std::make_exception_ptr(E());
-                        }};
+      [](std::string_view, std::string_view) { return std::make_exception_ptr(E()); }};
 }
 
 registry& the_registry() {
@@ -156,22 +154,21 @@ registry& the_registry() {
     made->add(with_message<std::domain_error>("std::domain_error"));
     made->add(with_message<std::length_error>("std::length_error"));
     made->add(with_message<std::out_of_range>("std::out_of_range"));
-    made->add(exception_kind{
-        "std::future_error", &typeid(std::future_error),
-        [](const std::exception_ptr& e, std::string& payload) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::future_error& f) {
-            payload = int_payload(f.code().value());
-            return true;
-          } catch (...) {
-            return false;
-          }
-        },
-        [](std::string_view payload, std::string_view) {
-          return std::make_exception_ptr(
-              std::future_error(static_cast<std::future_errc>(int_of(payload))));
-        }});
+    made->add(exception_kind{"std::future_error", &typeid(std::future_error),
+                             [](const std::exception_ptr& e, std::string& payload) {
+                               try {
+                                 std::rethrow_exception(e);
+                               } catch (const std::future_error& f) {
+                                 payload = int_payload(f.code().value());
+                                 return true;
+                               } catch (...) {
+                                 return false;
+                               }
+                             },
+                             [](std::string_view payload, std::string_view) {
+                               return std::make_exception_ptr(std::future_error(
+                                   static_cast<std::future_errc>(int_of(payload))));
+                             }});
     made->add(with_message<std::runtime_error>("std::runtime_error"));
     made->add(with_message<std::range_error>("std::range_error"));
     made->add(with_message<std::overflow_error>("std::overflow_error"));
@@ -192,10 +189,10 @@ registry& the_registry() {
             std::string prefix;
             if (what != message) {
               const std::string suffix = ": " + message;
-              prefix = what.size() >= suffix.size() &&
-                               what.substr(what.size() - suffix.size()) == suffix
-                           ? std::string(what.substr(0, what.size() - suffix.size()))
-                           : std::string(what);
+              prefix =
+                  what.size() >= suffix.size() && what.substr(what.size() - suffix.size()) == suffix
+                      ? std::string(what.substr(0, what.size() - suffix.size()))
+                      : std::string(what);
             }
             payload.clear();
             put_field(payload, int_payload(s.code().value()));
@@ -224,21 +221,21 @@ registry& the_registry() {
                      : std::make_exception_ptr(std::system_error(code, std::string(prefix)));
         }});
     made->add(without_message<tine::cancelled>("tine::cancelled"));
-    made->add(exception_kind{
-        "tine::mpi::remote_error", &typeid(remote_error),
-        [](const std::exception_ptr& e, std::string& payload) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const remote_error& r) {
-            payload = int_payload(r.origin_rank());
-            return true;
-          } catch (...) {
-            return false;
-          }
-        },
-        [](std::string_view payload, std::string_view what) {
-          return std::make_exception_ptr(remote_error(std::string(what), int_of(payload)));
-        }});
+    made->add(exception_kind{"tine::mpi::remote_error", &typeid(remote_error),
+                             [](const std::exception_ptr& e, std::string& payload) {
+                               try {
+                                 std::rethrow_exception(e);
+                               } catch (const remote_error& r) {
+                                 payload = int_payload(r.origin_rank());
+                                 return true;
+                               } catch (...) {
+                                 return false;
+                               }
+                             },
+                             [](std::string_view payload, std::string_view what) {
+                               return std::make_exception_ptr(
+                                   remote_error(std::string(what), int_of(payload)));
+                             }});
     return made;
   }();
   return *r;

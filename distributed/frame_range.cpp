@@ -89,7 +89,8 @@ std::vector<range_piece> fetch_range(const uni_address_region& region, int victi
   // frame's own. Headers of this rank's own stacklets (a frame of ours taken back from a thief)
   // are read in place: they are live, and a copy from the victim must not overwrite them.
   frame* f = frame_at(start);
-  region.fetch(victim, start, static_cast<std::size_t>(reinterpret_cast<std::byte*>(f + 1) - start));
+  region.fetch(victim, start,
+               static_cast<std::size_t>(reinterpret_cast<std::byte*>(f + 1) - start));
   ++operations;
   std::vector<range_piece> pieces;
   stacklet* s = f->stack;

@@ -117,9 +117,9 @@ struct for_each_algo : over_span<T> {
   using output = void;
   F f;
   void leaf(std::uint64_t lo, std::uint64_t n) {
-    auto mine = checkout_here(this->in.subspan(lo, n),
-                              std::conditional_t<std::is_const_v<T>, access::read_t,
-                                                 access::read_write_t>{});
+    auto mine = checkout_here(
+        this->in.subspan(lo, n),
+        std::conditional_t<std::is_const_v<T>, access::read_t, access::read_write_t>{});
     for (auto& x : mine) {
       std::invoke(f, x);
     }
@@ -283,7 +283,7 @@ auto start(Algo algo, grain g) {
 // (algorithms/detail/entry.hpp). Each checks its arguments at compile time with one sentence.
 
 template <typename In, typename F>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::for_each_impl, const In& input, F f, grain g = {}) {
   using S = detail::span_for<In>;
   using T = typename S::element_type;
@@ -296,14 +296,14 @@ auto tine_algorithm(tine::detail::for_each_impl, const In& input, F f, grain g =
 }
 
 template <typename In, typename V>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::fill_impl, const In& input, V value, grain g = {}) {
   using S = detail::span_for<In>;
   using T = typename S::element_type;
-  static_assert(!std::is_const_v<T> && std::is_assignable_v<T&, const V&> &&
-                    detail::travels_as_bytes<V>,
-                "tine::fill on a global span: the elements must be assignable from the value, "
-                "and the value trivially copyable (it travels between ranks as bytes)");
+  static_assert(
+      !std::is_const_v<T> && std::is_assignable_v<T&, const V&> && detail::travels_as_bytes<V>,
+      "tine::fill on a global span: the elements must be assignable from the value, "
+      "and the value trivially copyable (it travels between ranks as bytes)");
   if constexpr (!std::is_const_v<T> && std::is_assignable_v<T&, const V&> &&
                 detail::travels_as_bytes<V>) {
     return detail::start(detail::fill_algo<T, V>{{detail::span_of(input)}, std::move(value)}, g);
@@ -329,7 +329,7 @@ struct copy_element {
 }  // namespace detail
 
 template <typename In, typename Out, typename F>
-requires(detail::global_input<In> && detail::global_input<Out>)
+  requires(detail::global_input<In> && detail::global_input<Out>)
 auto tine_algorithm(tine::detail::map_impl, const In& input, const Out& output, F f, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
   using U = typename detail::span_for<Out>::element_type;
@@ -344,7 +344,7 @@ auto tine_algorithm(tine::detail::map_impl, const In& input, const Out& output, 
 }
 
 template <typename In, typename Out>
-requires(detail::global_input<In> && detail::global_input<Out>)
+  requires(detail::global_input<In> && detail::global_input<Out>)
 auto tine_algorithm(tine::detail::copy_impl, const In& input, const Out& output, grain g = {}) {
   using T = std::remove_const_t<typename detail::span_for<In>::element_type>;
   using U = typename detail::span_for<Out>::element_type;
@@ -387,9 +387,10 @@ template <typename Acc, typename In, typename Op, typename Tr>
 auto start_fold(const In& input, Acc init, Op op, Tr transform, grain g) {
   using T = typename span_for<In>::element_type;
   if constexpr (check_fold<Acc, T, void, Op, Tr, T>()) {
-    return start(fold_algo<Acc, const T, void, Op, Tr>{
-                     {span_of(input)}, {}, std::move(init), std::move(op), std::move(transform)},
-                 g);
+    return start(
+        fold_algo<Acc, const T, void, Op, Tr>{
+            {span_of(input)}, {}, std::move(init), std::move(op), std::move(transform)},
+        g);
   }
 }
 }  // namespace detail
@@ -397,7 +398,7 @@ auto start_fold(const In& input, Acc init, Op op, Tr transform, grain g) {
 template <typename In,
           typename Acc = std::remove_const_t<typename detail::span_for<In>::element_type>,
           typename Op = std::plus<>>
-requires(detail::global_input<In> && !std::same_as<Acc, grain> && !std::same_as<Op, grain>)
+  requires(detail::global_input<In> && !std::same_as<Acc, grain> && !std::same_as<Op, grain>)
 auto tine_algorithm(tine::detail::reduce_impl, const In& input, Acc init = Acc{}, Op op = {},
                     grain g = {}) {
   return detail::start_fold<Acc>(input, std::move(init), std::move(op),
@@ -405,26 +406,25 @@ auto tine_algorithm(tine::detail::reduce_impl, const In& input, Acc init = Acc{}
 }
 
 template <typename In, typename Acc, typename Op, typename Tr>
-requires(detail::global_input<In> && !detail::global_input<Acc>)
+  requires(detail::global_input<In> && !detail::global_input<Acc>)
 auto tine_algorithm(tine::detail::transform_reduce_impl, const In& input, Acc init, Op op,
                     Tr transform, grain g = {}) {
   return detail::start_fold<Acc>(input, std::move(init), std::move(op), std::move(transform), g);
 }
 
 template <typename In, typename In2, typename Acc, typename Op, typename Tr>
-requires(detail::global_input<In> && detail::global_input<In2>)
+  requires(detail::global_input<In> && detail::global_input<In2>)
 auto tine_algorithm(tine::detail::transform_reduce_impl, const In& input, const In2& input2,
                     Acc init, Op op, Tr transform, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
   using T2 = typename detail::span_for<In2>::element_type;
   if constexpr (detail::check_fold<Acc, T, T2, Op, Tr, T, T2>()) {
-    return detail::start(
-        detail::fold_algo<Acc, const T, const T2, Op, Tr>{{detail::span_of(input)},
-                                                          detail::span_of(input2),
-                                                          std::move(init),
-                                                          std::move(op),
-                                                          std::move(transform)},
-        g);
+    return detail::start(detail::fold_algo<Acc, const T, const T2, Op, Tr>{{detail::span_of(input)},
+                                                                           detail::span_of(input2),
+                                                                           std::move(init),
+                                                                           std::move(op),
+                                                                           std::move(transform)},
+                         g);
   }
 }
 
@@ -436,7 +436,7 @@ inline constexpr bool predicate_ok =
 }  // namespace detail
 
 template <typename In, typename P>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::count_if_impl, const In& input, P pred, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
   static_assert(detail::predicate_ok<P, T>,
@@ -461,22 +461,24 @@ struct equal_to_value {
 }  // namespace detail
 
 template <typename In, typename V>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::count_impl, const In& input, V value, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
   constexpr bool ok =
       detail::travels_as_bytes<V> && std::equality_comparable_with<const T&, const V&>;
-  static_assert(ok, "tine::count on a global span: the value must be trivially copyable and "
-                    "comparable with the elements by ==");
+  static_assert(ok,
+                "tine::count on a global span: the value must be trivially copyable and "
+                "comparable with the elements by ==");
   if constexpr (ok) {
-    return detail::start(detail::count_algo<const T, detail::equal_to_value<V>>{
-                             {detail::span_of(input)}, {std::move(value)}},
-                         g);
+    return detail::start(
+        detail::count_algo<const T, detail::equal_to_value<V>>{{detail::span_of(input)},
+                                                               {std::move(value)}},
+        g);
   }
 }
 
 template <typename In, typename P>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::find_if_impl, const In& input, P pred, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
   static_assert(detail::predicate_ok<P, T>,
@@ -512,7 +514,7 @@ struct quantifier_algo : find_algo<T, P> {
 }  // namespace detail
 
 template <bool Wanted, bool AnswerIfFound, typename In, typename P>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 auto tine_algorithm(tine::detail::quantifier_impl<Wanted, AnswerIfFound>, const In& input, P pred,
                     grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
@@ -528,8 +530,8 @@ auto tine_algorithm(tine::detail::quantifier_impl<Wanted, AnswerIfFound>, const 
 
 template <tine::detail::extremum Kind, typename In, typename Comp = std::ranges::less,
           typename Proj = std::identity>
-requires(detail::global_input<In> && Kind != tine::detail::extremum::minmax &&
-         !std::same_as<Comp, grain> && !std::same_as<Proj, grain>)
+  requires(detail::global_input<In> && Kind != tine::detail::extremum::minmax &&
+           !std::same_as<Comp, grain> && !std::same_as<Proj, grain>)
 auto tine_algorithm(tine::detail::extremum_impl<Kind>, const In& input, Comp comp = {},
                     Proj proj = {}, grain g = {}) {
   using T = typename detail::span_for<In>::element_type;
@@ -537,13 +539,15 @@ auto tine_algorithm(tine::detail::extremum_impl<Kind>, const In& input, Comp com
   using Key = std::invoke_result_t<Proj&, const V&>;
   constexpr bool ok = detail::plain_element_function<Proj, const V&> &&
                       detail::plain_element_function<Comp, Key, Key>;
-  static_assert(ok, "tine::min_element / max_element on a global span: proj must be callable "
-                    "with a const element, comp with two projected elements, neither a task");
+  static_assert(ok,
+                "tine::min_element / max_element on a global span: proj must be callable "
+                "with a const element, comp with two projected elements, neither a task");
   if constexpr (ok) {
     constexpr bool max = Kind == tine::detail::extremum::max;
-    return detail::start(detail::extremum_algo<max, const T, Comp, Proj>{
-                             {detail::span_of(input)}, std::move(comp), std::move(proj)},
-                         g);
+    return detail::start(
+        detail::extremum_algo<max, const T, Comp, Proj>{
+            {detail::span_of(input)}, std::move(comp), std::move(proj)},
+        g);
   }
 }
 

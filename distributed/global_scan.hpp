@@ -142,8 +142,8 @@ task<void> scan_run(global_span<const T> in, global_span<U> out, std::optional<A
   for (std::uint64_t p = 0; p + 1 < parts; ++p) {
     const std::uint64_t count = bounds[p + 1] - bounds[p];
     co_await fork(&carries[p], split_run<fold>,
-                  fold{{in.subspan(bounds[p], count)}, {}, Acc{}, op, {}}, std::uint64_t{0},
-                  count, split_plan{block, leaf});
+                  fold{{in.subspan(bounds[p], count)}, {}, Acc{}, op, {}}, std::uint64_t{0}, count,
+                  split_plan{block, leaf});
   }
   co_await join();
   std::optional<Acc> carry = std::move(init);
@@ -180,7 +180,7 @@ auto start_scan(const In& input, const Out& output, std::optional<Acc> init, Op 
 }  // namespace detail
 
 template <typename In, typename Out, typename Op = std::plus<>>
-requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
+  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
 auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Out& output,
                     Op op = {}, grain g = {}) {
   using Acc = std::remove_const_t<typename detail::span_for<In>::element_type>;
@@ -188,7 +188,7 @@ auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Ou
 }
 
 template <typename In, typename Out, typename Op, typename Acc>
-requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Acc, grain>)
+  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Acc, grain>)
 auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Out& output, Op op,
                     Acc init, grain g = {}) {
   return detail::start_scan<true, Acc>(input, output, std::optional<Acc>(std::move(init)),
@@ -196,9 +196,9 @@ auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Ou
 }
 
 template <typename In, typename Out, typename Acc, typename Op = std::plus<>>
-requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
-auto tine_algorithm(tine::detail::exclusive_scan_impl, const In& input, const Out& output,
-                    Acc init, Op op = {}, grain g = {}) {
+  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
+auto tine_algorithm(tine::detail::exclusive_scan_impl, const In& input, const Out& output, Acc init,
+                    Op op = {}, grain g = {}) {
   return detail::start_scan<false, Acc>(input, output, std::optional<Acc>(std::move(init)),
                                         std::move(op), g);
 }

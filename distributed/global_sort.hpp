@@ -209,11 +209,11 @@ struct order_algo : over_span<typename Job::element> {
     // One comparison per element: with two elements or more, at most one of the orders holds.
     result r;
     r.ascending = no_descent(mine.begin(), mine.size(), less);
-    r.descending =
-        r.ascending ? mine.size() < 2
-                    : no_descent(mine.begin(), mine.size(), [&](const auto& x, const auto& y) {
-                        return !less(x, y);  // x after y: a step that does not go strictly down
-                      });
+    r.descending = r.ascending
+                       ? mine.size() < 2
+                       : no_descent(mine.begin(), mine.size(), [&](const auto& x, const auto& y) {
+                           return !less(x, y);  // x after y: a step that does not go strictly down
+                         });
     if (lo + n < this->in.size() && (r.ascending || r.descending)) {
       const auto next = job.read(lo + n);
       const bool down = less(next, mine[mine.size() - 1]);
@@ -275,8 +275,7 @@ task<sort_found> sort_all(tine::detail::param<Job> job_in, grain g) {
   if (n < 2) {
     co_return sort_found::in_order;
   }
-  const std::uint64_t leaf =
-      tine::detail::comparison_leaf_size(n, g, tine::detail::workers_here());
+  const std::uint64_t leaf = tine::detail::comparison_leaf_size(n, g, tine::detail::workers_here());
   job.leaf = leaf < 2 ? 2 : leaf;
   job.block = global_store::find(job.data.store_id()).block();
   if (job.step != sort_step::merge_sort) {
@@ -343,13 +342,13 @@ auto sort_args(global_span<T> d, global_span<T> s, grain g) {
   return start_sort<Stable, Step>(d, s, std::ranges::less{}, std::identity{}, g);
 }
 template <bool Stable, sort_step Step, typename T, typename Comp>
-requires(!tine::detail::grain_type<Comp>) auto sort_args(global_span<T> d, global_span<T> s,
-                                                         Comp c, grain g = {}) {
+  requires(!tine::detail::grain_type<Comp>)
+auto sort_args(global_span<T> d, global_span<T> s, Comp c, grain g = {}) {
   return start_sort<Stable, Step>(d, s, std::move(c), std::identity{}, g);
 }
 template <bool Stable, sort_step Step, typename T, typename Comp, typename Proj>
-requires(!tine::detail::grain_type<Comp> && !tine::detail::grain_type<Proj>) auto sort_args(
-    global_span<T> d, global_span<T> s, Comp c, Proj p, grain g = {}) {
+  requires(!tine::detail::grain_type<Comp> && !tine::detail::grain_type<Proj>)
+auto sort_args(global_span<T> d, global_span<T> s, Comp c, Proj p, grain g = {}) {
   return start_sort<Stable, Step>(d, s, std::move(c), std::move(p), g);
 }
 
@@ -383,10 +382,9 @@ inline constexpr bool starts_with_scratch = [] {
 /// The task form: `sort(input, scratch [, comp [, proj]] [, grain])`, `scratch` another vector's
 /// span at least as long as `input`.
 template <bool Stable, typename In, typename Scratch, typename... A>
-requires detail::global_input<In> &&
-    detail::is_scratch_for<Scratch, typename detail::span_for<In>::element_type>
-auto tine_algorithm(tine::detail::sort_impl<Stable>, const In& input, Scratch scratch,
-                    A... args) {
+  requires detail::global_input<In> &&
+           detail::is_scratch_for<Scratch, typename detail::span_for<In>::element_type>
+auto tine_algorithm(tine::detail::sort_impl<Stable>, const In& input, Scratch scratch, A... args) {
   return detail::sort_args<Stable, detail::sort_step::all>(detail::span_of(input), scratch,
                                                            std::move(args)...);
 }
@@ -394,7 +392,7 @@ auto tine_algorithm(tine::detail::sort_impl<Stable>, const In& input, Scratch sc
 /// The task form without a scratch span: refused with a message. (Its declared type keeps the
 /// compiler from adding errors of its own after the message.)
 template <bool Stable, typename In, typename... A>
-requires detail::global_input<In> && (!detail::starts_with_scratch<In, A...>)
+  requires detail::global_input<In> && (!detail::starts_with_scratch<In, A...>)
 task<void> tine_algorithm(tine::detail::sort_impl<Stable>, const In&, A...) {
   using T = typename detail::span_for<In>::element_type;
   static_assert(!std::is_const_v<T>,
@@ -410,7 +408,7 @@ task<void> tine_algorithm(tine::detail::sort_impl<Stable>, const In&, A...) {
 
 /// The blocking form: collective; makes the scratch vector, sorts with it, frees it.
 template <bool Stable, typename Pool, typename In, typename... A>
-requires detail::global_input<In>
+  requires detail::global_input<In>
 void tine_blocking_algorithm(tine::detail::sort_impl<Stable>, Pool& pool, const In& input,
                              A... args) {
   using T = typename detail::span_for<In>::element_type;

@@ -36,8 +36,7 @@ struct split_plan {
 /// Where to cut elements [first, first + n) of a vector with `block` elements per rank (n >= 2):
 /// at the block boundary nearest the middle if one is inside, else at the middle. The size of
 /// the left part, in [1, n).
-constexpr std::uint64_t cut_at(std::uint64_t first, std::uint64_t n,
-                               std::uint64_t block) noexcept {
+constexpr std::uint64_t cut_at(std::uint64_t first, std::uint64_t n, std::uint64_t block) noexcept {
   const std::uint64_t middle = first + n / 2;
   const std::uint64_t below = middle / block * block;  // the boundary at or below the middle
   std::uint64_t cut = n / 2;

@@ -94,12 +94,11 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
   MPI_Info info = MPI_INFO_NULL;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  const int made = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, m_machine,
-                                           &m_base, &m_shared);
+  const int made =
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, m_machine, &m_base, &m_shared);
   MPI_Info_free(&info);
-  if (made != MPI_SUCCESS ||
-      MPI_Win_create(m_base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, m_comm,
-                     &m_window) != MPI_SUCCESS) {
+  if (made != MPI_SUCCESS || MPI_Win_create(m_base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL,
+                                            m_comm, &m_window) != MPI_SUCCESS) {
     throw std::bad_alloc();
   }
   if (bytes != 0) {
@@ -240,8 +239,8 @@ void global_store::store(const std::byte* in, std::uint64_t first, std::uint64_t
       publish_local();
     } else {
       in_parts(bytes, [&](std::uint64_t done, int part) {
-        MPI_Put(in + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(to + done), part,
-                MPI_BYTE, m_window);
+        MPI_Put(in + done, part, MPI_BYTE, rank, static_cast<MPI_Aint>(to + done), part, MPI_BYTE,
+                m_window);
       });
       // Complete at the target before the writer goes on: whatever follows the write in the
       // fork-join order (a join, a steal) then finds it there, and not in this rank's cache.

@@ -29,8 +29,8 @@ struct global_traffic {
   std::uint64_t copied_checkouts = 0;  ///< of those, views that copied (not all in place)
   std::uint64_t bytes_fetched = 0;     ///< bytes read from other ranks
   std::uint64_t bytes_stored = 0;      ///< bytes written to other ranks
-  std::uint64_t cache_hits = 0;    ///< lines of other ranks' memory read from this rank's cache
-  std::uint64_t cache_misses = 0;  ///< lines fetched into it (block_cache.hpp)
+  std::uint64_t cache_hits = 0;        ///< lines of other ranks' memory read from this rank's cache
+  std::uint64_t cache_misses = 0;      ///< lines fetched into it (block_cache.hpp)
 };
 
 /// This process's totals since it started.
@@ -104,8 +104,8 @@ class global_store {
   MPI_Comm m_machine = MPI_COMM_NULL;  ///< the ranks whose blocks are mapped here
   MPI_Win m_shared = MPI_WIN_NULL;     ///< the blocks, in shared memory over m_machine
   MPI_Win m_window = MPI_WIN_NULL;     ///< the same memory, for one-sided operations
-  std::byte* m_base = nullptr;  ///< this rank's block
-  std::vector<std::byte*> m_mapped;  ///< per rank: its block here, or null
+  std::byte* m_base = nullptr;         ///< this rank's block
+  std::vector<std::byte*> m_mapped;    ///< per rank: its block here, or null
   std::uint64_t m_size = 0;
   std::uint64_t m_block = 0;  ///< elements per rank (the last ranks may hold fewer, or none)
   std::size_t m_element_bytes = 0;

@@ -99,7 +99,7 @@ class global_span {
 
   /// A span of `const T` from one of `T`.
   template <typename U>
-  requires(std::is_const_v<T> && std::is_same_v<std::remove_const_t<T>, U>)
+    requires(std::is_const_v<T> && std::is_same_v<std::remove_const_t<T>, U>)
   global_span(const global_span<U>& other) noexcept  // NOLINT(google-explicit-constructor)
       : global_span(other.store_id(), other.offset(), other.size()) {}
 
@@ -129,9 +129,7 @@ class global_span {
   /// when all of them are in this rank's block or in that of one other rank of its machine
   /// (whose blocks are mapped here; MPI ranks sharing memory, TINE_MPI_RANKS_PER_MACHINE can
   /// split them). False for an empty span. Throws std::logic_error when the vector is gone.
-  bool in_place() const {
-    return detail::global_store::find(m_store).maps(m_first, m_size);
-  }
+  bool in_place() const { return detail::global_store::find(m_store).maps(m_first, m_size); }
 
   /// The id of the vector's store (internal; the same on every rank).
   std::uint32_t store_id() const noexcept { return m_store; }
@@ -209,8 +207,8 @@ class checked_out {
       // and the copy or the zeroing below makes them (trivially copyable types begin their
       // lifetime so).
       const std::size_t bytes = sizeof(value_type) * static_cast<std::size_t>(size);
-      m_copy.reset(static_cast<value_type*>(
-          ::operator new(bytes, std::align_val_t(alignof(value_type)))));
+      m_copy.reset(
+          static_cast<value_type*>(::operator new(bytes, std::align_val_t(alignof(value_type)))));
       m_data = m_copy.get();
       if constexpr (std::is_same_v<Mode, access::write_t>) {
         std::memset(static_cast<void*>(m_copy.get()), 0, bytes);
@@ -269,8 +267,8 @@ class checkout_awaitable {
 /// Checks out the elements of `span` with the given access (`access::read`, `access::write`,
 /// `access::read_write`); the write modes need a span of non-const elements.
 template <typename T, typename Mode>
-requires(std::is_same_v<Mode, access::read_t> || std::is_same_v<Mode, access::write_t> ||
-         std::is_same_v<Mode, access::read_write_t>)
+  requires(std::is_same_v<Mode, access::read_t> || std::is_same_v<Mode, access::write_t> ||
+           std::is_same_v<Mode, access::read_write_t>)
 auto checkout(global_span<T> span, Mode) noexcept {
   static_assert(std::is_same_v<Mode, access::read_t> || !std::is_const_v<T>,
                 "tine::mpi::checkout: a span of const elements can only be checked out with "
@@ -282,8 +280,8 @@ auto checkout(global_span<T> span, Mode) noexcept {
 /// Checks out the elements of `span` for reading (`const T`) or reading and writing (`T`).
 template <typename T>
 auto checkout(global_span<T> span) noexcept {
-  return checkout(span, std::conditional_t<std::is_const_v<T>, access::read_t,
-                                           access::read_write_t>{});
+  return checkout(span,
+                  std::conditional_t<std::is_const_v<T>, access::read_t, access::read_write_t>{});
 }
 
 namespace detail {
@@ -322,7 +320,7 @@ class global_vector {
 
   /// The whole vector as a span.
   global_span<T> span() const noexcept { return global_span<T>(m_store->id(), 0, size()); }
-  operator global_span<T>() const noexcept { return span(); }  // NOLINT
+  operator global_span<T>() const noexcept { return span(); }        // NOLINT
   operator global_span<const T>() const noexcept { return span(); }  // NOLINT
 
  private:

@@ -30,10 +30,10 @@
 /// `sync_wait` and destruction are collective over the pool's communicator, with the same
 /// arguments on every rank (the constructor refuses different parameters; ranks whose collective
 /// calls differ end the job with a message). The root task's result type must be trivially
-/// copyable (its bytes are broadcast; a compile-time error says so otherwise). An exception that escapes the root task
-/// reaches every rank's `sync_wait` as an exception of the same type where the type can travel
-/// (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the original `what()`
-/// otherwise.
+/// copyable (its bytes are broadcast; a compile-time error says so otherwise). An exception that
+/// escapes the root task reaches every rank's `sync_wait` as an exception of the same type where
+/// the type can travel (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the
+/// original `what()` otherwise.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -192,7 +192,6 @@ auto sync_wait(mpi_pool<Policy>& pool, F&& fn, Args&&... args) {
     }
   }
 }
-
 
 namespace detail {
 template <typename>

@@ -217,8 +217,8 @@ rank_pool::~rank_pool() {
 
 void rank_pool::agree_on_global_call(bool made, std::uint64_t elements,
                                      std::uint64_t element_bytes) {
-  agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate,
-                         m_calls++, elements, element_bytes});
+  agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate, m_calls++,
+                         elements, element_bytes});
 }
 
 pool_counters rank_pool::counters() const noexcept {

@@ -51,7 +51,7 @@ struct pool_options {
 
 /// What one rank's pool has done so far (`mpi_pool::counters()`).
 struct pool_counters {
-  std::uint64_t steals = 0;          ///< continuations this rank took from other ranks
+  std::uint64_t steals = 0;  ///< continuations this rank took from other ranks
   /// of those, continuations whose stack allocations had begun new stacklets, so that they moved
   /// in several pieces
   std::uint64_t pieced_steals = 0;
@@ -158,10 +158,10 @@ class rank_pool {
   std::unique_ptr<uni_address_region> m_region;
   std::vector<std::unique_ptr<offer_slot>> m_slots;  // with more than one rank: one per worker
   std::vector<std::unique_ptr<worker_context>> m_contexts;
-  std::unique_ptr<rank_worker> m_worker;               // with more than one rank
+  std::unique_ptr<rank_worker> m_worker;              // with more than one rank
   std::vector<std::unique_ptr<worker_lane>> m_lanes;  // with more than one rank
   std::uint64_t m_roots = 0;
-  std::uint64_t m_calls = 0;  // collective calls made (every rank), for collective_call
+  std::uint64_t m_calls = 0;         // collective calls made (every rank), for collective_call
   std::int64_t m_global_stores = 0;  // global vectors alive on the pool (outside tasks only)
   std::unique_ptr<topology> m_ranks;
   std::vector<xoshiro256ss> m_random;  // one per worker

@@ -155,9 +155,10 @@ bool rank_worker::arrive(frame* f, join_arrival& a) noexcept {
   return false;
 }
 
-std::optional<rank_worker::join_record> rank_worker::count_at_home(
-    frame* f, std::uint64_t strands, std::vector<patch> frame_bytes, std::optional<patch> result,
-    std::exception_ptr exception) {
+std::optional<rank_worker::join_record> rank_worker::count_at_home(frame* f, std::uint64_t strands,
+                                                                   std::vector<patch> frame_bytes,
+                                                                   std::optional<patch> result,
+                                                                   std::exception_ptr exception) {
   std::lock_guard lock(m_mutex);
   join_record& r = m_records[f];
   r.count += strands;
@@ -268,8 +269,8 @@ void rank_worker::receive(const MPI_Status& status) {
     piece_header ph{};
     std::memcpy(&ph, in, sizeof ph);
     in += sizeof ph;
-    frame_bytes.push_back(
-        patch{reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(ph.at)), {in, in + ph.bytes}});
+    frame_bytes.push_back(patch{reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(ph.at)),
+                                {in, in + ph.bytes}});
     in += ph.bytes;
   }
   std::exception_ptr exception;
@@ -279,8 +280,8 @@ void rank_worker::receive(const MPI_Status& status) {
     exception = rebuild_exception(
         std::string_view(reinterpret_cast<const char*>(in), h.exception_bytes - 1));
   }
-  std::optional<join_record> done = count_at_home(f, h.strands, std::move(frame_bytes),
-                                                  std::move(result), std::move(exception));
+  std::optional<join_record> done =
+      count_at_home(f, h.strands, std::move(frame_bytes), std::move(result), std::move(exception));
   if (done) {
     std::lock_guard lock(m_mutex);
     m_ready.emplace_back(f, std::move(*done));
@@ -322,10 +323,10 @@ bool rank_worker::try_steal(int victim, offer_slot& slot, worker_context& contex
     std::uint64_t operations = 0;
     std::vector<range_piece> pieces = fetch_range(m_region, victim, *got, operations);
     m_region_operations.fetch_add(operations, std::memory_order_relaxed);
-    const auto took = static_cast<std::uint32_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                             start_time)
-            .count());
+    const auto took =
+        static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - start_time)
+                                       .count());
     {
       std::lock_guard lock(m_latencies_mutex);
       if (m_latencies.size() < max_latency_samples) {

@@ -49,12 +49,12 @@
 #include <vector>
 
 #include <tine/core/context.hpp>
-#include <tine/core/join_counter.hpp>
 #include <tine/core/frame.hpp>
+#include <tine/core/join_counter.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
-#include <tine/distributed/progress_thread.hpp>
 #include <tine/distributed/offer_slot.hpp>
+#include <tine/distributed/progress_thread.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 
 namespace tine::mpi::detail {

@@ -49,8 +49,7 @@ bool worker_lane::offer(frame* parent, void* child, tine::deque<frame*>& continu
 frame* worker_lane::take_back() noexcept {
   if (const std::optional<std::uint64_t> item = m_slot.take_back()) {
     // relaxed: only counted (ask_for_offer); one writer, so a load and a store.
-    m_taken_back.store(m_taken_back.load(std::memory_order_relaxed) + 1,
-                       std::memory_order_relaxed);
+    m_taken_back.store(m_taken_back.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return item_frame(*item);
   }
   if (!m_kept.empty()) {

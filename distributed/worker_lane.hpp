@@ -25,8 +25,8 @@
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/worker_backend.hpp>
-#include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/offer_slot.hpp>
+#include <tine/distributed/rank_worker.hpp>
 
 namespace tine::mpi::detail {
 

@@ -7,8 +7,8 @@
 // (docs/distributed.md, "Global memory").
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <numeric>
@@ -44,16 +44,16 @@ int main(int argc, char** argv) {
   bool ok = true;
   {
     // [docs:global-memory]
-    tine::mpi_pool pool;                                   // collective
-    tine::mpi::global_vector<double> v(pool, n);           // collective; blocks spread over ranks
-    tine::mpi::global_span<double> s = v;                  // non-owning view, cheap to copy
+    tine::mpi_pool pool;                          // collective
+    tine::mpi::global_vector<double> v(pool, n);  // collective; blocks spread over ranks
+    tine::mpi::global_span<double> s = v;         // non-owning view, cheap to copy
 
-    tine::fill(pool, s, 1.0);                              // the same algorithm calls
-    tine::inclusive_scan(pool, s, s);                      // 1, 2, 3, ...
+    tine::fill(pool, s, 1.0);          // the same algorithm calls
+    tine::inclusive_scan(pool, s, s);  // 1, 2, 3, ...
     tine::for_each(pool, s, [](double& x) { x = std::sin(x); });
     double sum = tine::reduce(pool, s, 0.0, std::plus<>{});  // every rank gets the result
     double by_hand = tine::sync_wait(pool, sum_range, s);
-    tine::sort(pool, s);                                   // a parallel sort across ranks
+    tine::sort(pool, s);  // a parallel sort across ranks
     // [docs:global-memory end]
     double expected = 0;
     for (std::uint64_t i = 1; i <= n; ++i) {
@@ -65,8 +65,7 @@ int main(int argc, char** argv) {
       ok = ok && tine::sync_wait(pool, is_sorted, s);
     }
     std::printf("rank %d of %d: n = %llu, reduce %.6f, by hand %.6f, %s\n", pool.rank(),
-                pool.size(), static_cast<unsigned long long>(n), sum, by_hand,
-                ok ? "ok" : "WRONG");
+                pool.size(), static_cast<unsigned long long>(n), sum, by_hand, ok ? "ok" : "WRONG");
   }
   return ok ? 0 : 1;
 }

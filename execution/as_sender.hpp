@@ -136,7 +136,7 @@ class task_sender {
     return {m_target, std::forward<Receiver>(r), std::move(m_fn), std::move(m_args)};
   }
   template <typename Receiver>
-  requires(std::copy_constructible<F> && (std::copy_constructible<Args> && ...))
+    requires(std::copy_constructible<F> && (std::copy_constructible<Args> && ...))
   task_operation<std::decay_t<Receiver>, F, Args...> connect(Receiver&& r) const& {
     return {m_target, std::forward<Receiver>(r), m_fn, m_args};
   }

@@ -85,8 +85,8 @@ using sender_values = stdexec::value_types_of_t<S, await_env, decayed_values, on
 /// A sender a task may await: not one of tine's own requests or tasks, which await_transform
 /// handles itself.
 template <typename S>
-concept awaitable_sender = !tine::detail::request<S> && !tine::task_type<S> &&
-                           stdexec::sender_in<S, await_env>;
+concept awaitable_sender =
+    !tine::detail::request<S> && !tine::task_type<S> && stdexec::sender_in<S, await_env>;
 
 /// The operation of a sender awaited in a task: the connected sender and its outcome.
 template <typename S>

@@ -62,8 +62,8 @@ using values_or_none = std::variant<std::monostate, T...>;
 
 template <bool Chunked, typename Shape, typename Fun, typename Child, typename Receiver>
 class bulk_operation {
-  using values_type = stdexec::value_types_of_t<Child, stdexec::env_of_t<Receiver>,
-                                                decayed_tuple, values_or_none>;
+  using values_type =
+      stdexec::value_types_of_t<Child, stdexec::env_of_t<Receiver>, decayed_tuple, values_or_none>;
 
   /// Receives the predecessor's completion.
   struct child_receiver {
@@ -100,7 +100,9 @@ class bulk_operation {
   struct piece {
     bulk_operation* op;
     Tuple* values;
-    void operator()(std::size_t lo, std::size_t hi) const requires(!returns_task<Tuple>) {
+    void operator()(std::size_t lo, std::size_t hi) const
+      requires(!returns_task<Tuple>)
+    {
       if (op->skip_after_stop()) {
         return;
       }
@@ -119,7 +121,8 @@ class bulk_operation {
     /// A function that returns a task: each call a child task, in turn (the pieces are what run
     /// in parallel, and the tasks' own forks).
     tine::task<void> operator()(std::size_t lo, std::size_t hi) const
-        requires returns_task<Tuple> {
+      requires returns_task<Tuple>
+    {
       if (op->skip_after_stop()) {
         co_return;
       }
@@ -128,8 +131,8 @@ class bulk_operation {
       if constexpr (Chunked) {
         const Shape begin = static_cast<Shape>(lo);
         const Shape end = static_cast<Shape>(hi);
-        co_await std::apply(
-            [&](auto&... v) { return tine::call(op->m_fun, begin, end, v...); }, *values);
+        co_await std::apply([&](auto&... v) { return tine::call(op->m_fun, begin, end, v...); },
+                            *values);
       } else {
         for (std::size_t i = lo; i < hi; ++i) {
           const Shape index = static_cast<Shape>(i);
@@ -162,8 +165,7 @@ class bulk_operation {
       std::visit(
           [&](auto& t) {
             if constexpr (!std::is_same_v<std::decay_t<decltype(t)>, std::monostate>) {
-              std::apply([&](auto&... v) { stdexec::set_value(std::move(r), std::move(v)...); },
-                         t);
+              std::apply([&](auto&... v) { stdexec::set_value(std::move(r), std::move(v)...); }, t);
             }
           },
           op->m_values);
@@ -254,8 +256,8 @@ class bulk_sender {
 
   template <typename Self, typename... Env>
   static consteval auto get_completion_signatures() {
-    using child = std::conditional_t<std::is_const_v<std::remove_reference_t<Self>>,
-                                     const Child&, Child>;
+    using child =
+        std::conditional_t<std::is_const_v<std::remove_reference_t<Self>>, const Child&, Child>;
     return exec::concat_completion_signatures(
         stdexec::get_completion_signatures<child, Env...>(),
         stdexec::completion_signatures<stdexec::set_error_t(std::exception_ptr),
@@ -264,8 +266,8 @@ class bulk_sender {
 
   template <typename Receiver>
   bulk_operation<Chunked, Shape, Fun, Child, std::decay_t<Receiver>> connect(Receiver&& r) && {
-    return {m_target, std::move(m_child), m_shape, std::move(m_fun), m_parallel,
-            std::forward<Receiver>(r)};
+    return {m_target,         std::move(m_child), m_shape,
+            std::move(m_fun), m_parallel,         std::forward<Receiver>(r)};
   }
 
   stdexec::env_of_t<const Child&> get_env() const noexcept { return stdexec::get_env(m_child); }

@@ -51,24 +51,25 @@ constexpr decltype(auto) like(X& x) noexcept {
 
 /// Whether `Sender` (a bulk sender) completes on a tine scheduler in environment `Env`.
 template <typename Sender, typename Env>
-concept completes_on_tine = requires(const Sender& s, const Env& env) {
-  stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(s), env);
-} && is_tine_p2300_scheduler<std::remove_cvref_t<decltype(
-    stdexec::get_completion_scheduler<stdexec::set_value_t>(
-        stdexec::get_env(std::declval<const Sender&>()), std::declval<const Env&>()))>>;
+concept completes_on_tine =
+    requires(const Sender& s, const Env& env) {
+      stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(s), env);
+    } &&
+    is_tine_p2300_scheduler<
+        std::remove_cvref_t<decltype(stdexec::get_completion_scheduler<stdexec::set_value_t>(
+            stdexec::get_env(std::declval<const Sender&>()), std::declval<const Env&>()))>>;
 
 /// `bulk` is taken as it is, before stdexec lowers it to `bulk_chunked` with a per-index loop of
 /// its own: tine's pieces then call the function once per index themselves, and a function that
 /// returns a tine task has each of its tasks run (the lowered loop would drop them unrun).
 struct domain : stdexec::default_domain {
   template <typename Sender, typename Env>
-  requires(exec::sender_for<Sender, stdexec::bulk_t> ||
-           exec::sender_for<Sender, stdexec::bulk_chunked_t> ||
-           exec::sender_for<Sender, stdexec::bulk_unchunked_t>) &&
-      completes_on_tine<Sender, Env>
+    requires(exec::sender_for<Sender, stdexec::bulk_t> ||
+             exec::sender_for<Sender, stdexec::bulk_chunked_t> ||
+             exec::sender_for<Sender, stdexec::bulk_unchunked_t>) &&
+            completes_on_tine<Sender, Env>
   auto transform_sender(stdexec::set_value_t, Sender&& sndr, const Env& env) const {
-    auto sch = stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(sndr),
-                                                                       env);
+    auto sch = stdexec::get_completion_scheduler<stdexec::set_value_t>(stdexec::get_env(sndr), env);
     auto& [tag, data, child] = sndr;
     auto& [policy, shape, fun] = data;
     using policy_type = typename bulk_policy<std::remove_cvref_t<decltype(data)>>::type;
@@ -78,7 +79,8 @@ struct domain : stdexec::default_domain {
     using child_type = std::remove_cvref_t<decltype(child)>;
     return bulk_sender<chunked, std::remove_cvref_t<decltype(shape)>,
                        std::remove_cvref_t<decltype(fun)>, child_type>(
-        scheduler_ref(sch.tine_scheduler()), like<Sender>(child), shape, like<Sender>(fun), parallel);
+        scheduler_ref(sch.tine_scheduler()), like<Sender>(child), shape, like<Sender>(fun),
+        parallel);
   }
 };
 

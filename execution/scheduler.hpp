@@ -78,8 +78,8 @@ class schedule_operation : submit_node {
  public:
   using operation_state_concept = stdexec::operation_state_t;
 
-  schedule_operation(typename target_of<S>::type target, Receiver r) noexcept(
-      std::is_nothrow_move_constructible_v<Receiver>)
+  schedule_operation(typename target_of<S>::type target,
+                     Receiver r) noexcept(std::is_nothrow_move_constructible_v<Receiver>)
       : m_target(target), m_receiver(std::move(r)) {
     run = &arrive;
     // A schedule from one of the pool's own workers is new work beside that worker's task (a
@@ -147,11 +147,13 @@ class scheduler {
 
  public:
   /// The P2300 scheduler of tine scheduler `s`, which must outlive it.
-  explicit scheduler(S& s) noexcept requires(!std::same_as<S, scheduler_ref>)
+  explicit scheduler(S& s) noexcept
+    requires(!std::same_as<S, scheduler_ref>)
       : m_target(detail::target_of<S>::make(s)) {}
 
   /// The P2300 scheduler of the tine scheduler `s` refers to (the reference is copied).
-  explicit scheduler(scheduler_ref s) noexcept requires std::same_as<S, scheduler_ref>
+  explicit scheduler(scheduler_ref s) noexcept
+    requires std::same_as<S, scheduler_ref>
       : m_target(s) {}
 
   /// What `schedule(sch)` returns.
@@ -233,7 +235,7 @@ class scheduler {
 
 template <typename S>
 scheduler(S&) -> scheduler<S>;
-scheduler(scheduler_ref)->scheduler<scheduler_ref>;
+scheduler(scheduler_ref) -> scheduler<scheduler_ref>;
 
 }  // namespace tine::execution
 

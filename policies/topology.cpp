@@ -86,8 +86,8 @@ topology_handle load_machine() {
 /// root...): a topology loaded under other values describes another machine.
 std::string hwloc_environment() {
   std::string key;
-  for (const char* name : {"HWLOC_SYNTHETIC", "HWLOC_XMLFILE", "HWLOC_FSROOT",
-                           "HWLOC_THISSYSTEM", "HWLOC_COMPONENTS"}) {
+  for (const char* name : {"HWLOC_SYNTHETIC", "HWLOC_XMLFILE", "HWLOC_FSROOT", "HWLOC_THISSYSTEM",
+                           "HWLOC_COMPONENTS"}) {
     const char* value = std::getenv(name);
     key += value != nullptr ? value : "";
     key += '\0';

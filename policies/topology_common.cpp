@@ -121,10 +121,9 @@ detail::machine keep_cpus(const detail::machine& machine, std::span<const unsign
     for (const detail::usable_core& c : machine.cores) {
       usable.insert(usable.end(), c.cpus.begin(), c.cpus.end());
     }
-    throw std::invalid_argument(
-        who + "this process may not run on any of the cpus " +
-        cpu_list(std::vector<unsigned>(wanted.begin(), wanted.end())) + " (it may run on " +
-        cpu_list(usable) + ")");
+    throw std::invalid_argument(who + "this process may not run on any of the cpus " +
+                                cpu_list(std::vector<unsigned>(wanted.begin(), wanted.end())) +
+                                " (it may run on " + cpu_list(usable) + ")");
   }
 
   const std::size_t n = kept.size();
@@ -141,9 +140,7 @@ detail::machine keep_cpus(const detail::machine& machine, std::span<const unsign
 
 }  // namespace
 
-topology topology::discover(std::size_t n_workers) {
-  return discover_avoiding(n_workers, {});
-}
+topology topology::discover(std::size_t n_workers) { return discover_avoiding(n_workers, {}); }
 
 topology topology::discover(std::size_t n_workers, std::span<const unsigned> cpus) {
   check_worker_count(n_workers);

@@ -32,9 +32,9 @@ namespace tine {
 /// - Randomness comes only from `rng`, so a seeded pool picks the same victims run after run.
 template <typename P>
 concept victim_policy = std::destructible<P> && std::constructible_from<P, const topology&> &&
-    requires(const P& policy, std::size_t thief, xoshiro256ss& rng) {
-  { policy.next_victim(thief, rng) } -> std::same_as<std::size_t>;
-};
+                        requires(const P& policy, std::size_t thief, xoshiro256ss& rng) {
+                          { policy.next_victim(thief, rng) } -> std::same_as<std::size_t>;
+                        };
 
 }  // namespace tine
 

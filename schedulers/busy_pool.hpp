@@ -32,7 +32,8 @@ namespace tine {
 ///
 /// - `schedule(node)` (any thread): a worker of this pool submitting a task coming back here
 ///   queues on itself; new roots (spawned by its tasks) and anyone else's submissions go to the
-///   pool's shared queue, which every worker takes from. `worker(i).schedule(node)` queues on worker i, which alone runs it.
+///   pool's shared queue, which every worker takes from. `worker(i).schedule(node)` queues on
+///   worker i, which alone runs it.
 /// - Each worker loops: one look for work (pool_base::look_for_work: a submission of its own
 ///   queue or of the shared queue, or one continuation from a victim named by `Policy`, its own
 ///   deque first; after a submission the next look is a steal attempt, so submissions never
@@ -128,9 +129,9 @@ class busy_pool : public detail::pool_base<busy_pool<Policy, Observer>, Policy, 
 };
 
 /// `tine::busy_pool pool;` (and with a worker count or a topology): the default victim policy.
-busy_pool()->busy_pool<>;
-busy_pool(std::size_t)->busy_pool<>;
-busy_pool(tine::topology)->busy_pool<>;
+busy_pool() -> busy_pool<>;
+busy_pool(std::size_t) -> busy_pool<>;
+busy_pool(tine::topology) -> busy_pool<>;
 template <typename Observer>
 busy_pool(std::size_t, Observer&) -> busy_pool<numa_victims, Observer>;
 template <typename Observer>

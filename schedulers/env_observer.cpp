@@ -41,8 +41,8 @@ std::string numbered_trace_path(const std::string& path, std::size_t index) {
   // Built by appending: GCC 12 at -O3 warns (-Wrestrict, a known false positive) about the
   // concatenation of temporaries with operator+.
   constexpr std::string_view json = ".json";
-  const bool has_json = path.size() > json.size() &&
-                        path.compare(path.size() - json.size(), json.size(), json) == 0;
+  const bool has_json =
+      path.size() > json.size() && path.compare(path.size() - json.size(), json.size(), json) == 0;
   std::string out(path, 0, has_json ? path.size() - json.size() : path.size());
   out.append(".");
   out.append(std::to_string(index));

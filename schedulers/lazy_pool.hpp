@@ -340,9 +340,9 @@ class lazy_pool : public detail::pool_base<lazy_pool<Policy, Observer>, Policy, 
 };
 
 /// `tine::lazy_pool pool;` (and with a worker count or a topology): the default victim policy.
-lazy_pool()->lazy_pool<>;
-lazy_pool(std::size_t)->lazy_pool<>;
-lazy_pool(tine::topology)->lazy_pool<>;
+lazy_pool() -> lazy_pool<>;
+lazy_pool(std::size_t) -> lazy_pool<>;
+lazy_pool(tine::topology) -> lazy_pool<>;
 template <typename Observer>
 lazy_pool(std::size_t, Observer&) -> lazy_pool<numa_victims, Observer>;
 template <typename Observer>

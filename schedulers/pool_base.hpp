@@ -383,8 +383,8 @@ class pool_base {
       return idle;
     }
     begin_work(me);
-    const steal_status got =
-        steal(ctx, target, me, victim, [&runner] { runner.taken(); }, watch);
+    const steal_status got = steal(
+        ctx, target, me, victim, [&runner] { runner.taken(); }, watch);
     end_work(me);
     if (got == steal_status::success) {
       runner.done();
@@ -451,8 +451,8 @@ class pool_base {
   /// ctx.steal_from(target), calling `on_taken()` and reporting the steal once a continuation was
   /// taken, before it resumes.
   template <typename OnTaken, typename Watch>
-  TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target,
-                                        std::size_t me, std::size_t victim, OnTaken&& on_taken,
+  TINE_ALWAYS_INLINE steal_status steal(worker_context& ctx, worker_context& target, std::size_t me,
+                                        std::size_t victim, OnTaken&& on_taken,
                                         const Watch& watch) {
     return ctx.steal_from(target, [&] {
       on_taken();

@@ -40,30 +40,18 @@ namespace tine {
 template <typename O>
 concept pool_observer = requires(O& o, std::size_t w, std::size_t v) {
   o.attach(w);
-  { o.on_worker_start(w) }
-  noexcept;
-  { o.on_worker_stop(w) }
-  noexcept;
-  { o.on_steal_attempt(w, v) }
-  noexcept;
-  { o.on_steal(w, v) }
-  noexcept;
-  { o.on_submission(w) }
-  noexcept;
-  { o.on_work_done(w) }
-  noexcept;
-  { o.on_sleep(w) }
-  noexcept;
-  { o.on_wake(w) }
-  noexcept;
-  { o.on_join_suspend(w) }
-  noexcept;
-  { o.on_join_resume(w) }
-  noexcept;
-  { o.on_stacklet_alloc(w, v) }
-  noexcept;
-  { o.on_stacklet_free(w, v) }
-  noexcept;
+  { o.on_worker_start(w) } noexcept;
+  { o.on_worker_stop(w) } noexcept;
+  { o.on_steal_attempt(w, v) } noexcept;
+  { o.on_steal(w, v) } noexcept;
+  { o.on_submission(w) } noexcept;
+  { o.on_work_done(w) } noexcept;
+  { o.on_sleep(w) } noexcept;
+  { o.on_wake(w) } noexcept;
+  { o.on_join_suspend(w) } noexcept;
+  { o.on_join_resume(w) } noexcept;
+  { o.on_stacklet_alloc(w, v) } noexcept;
+  { o.on_stacklet_free(w, v) } noexcept;
 };
 
 /// Every hook, empty: derive from it and define only the hooks you need (a derived class's

@@ -24,8 +24,8 @@
 
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
-#include <tine/core/worker_backend.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_backend.hpp>
 
 namespace tine_test {
 

@@ -40,7 +40,7 @@ struct body_value {
   using type = std::invoke_result_t<F, A...>;
 };
 template <typename F, typename... A>
-requires task_body<F, A...>
+  requires task_body<F, A...>
 struct body_value<F, A...> {
   using type = typename task_value<std::invoke_result_t<F, A...>>::type;
 };
@@ -52,11 +52,9 @@ using body_value_t = typename body_value<F, A...>::type;
 /// Whether an algorithm can receive the value of `f(args...)`: a plain result always; a task's
 /// value `X` when it is void or can be assigned to a variable declared first.
 template <typename F, typename... A>
-concept receivable_body =
-    !task_body<F, A...> ||
-    std::is_void_v<body_value_t<F, A...>> ||
-    (std::default_initializable<body_value_t<F, A...>> &&
-     std::is_move_assignable_v<body_value_t<F, A...>>);
+concept receivable_body = !task_body<F, A...> || std::is_void_v<body_value_t<F, A...>> ||
+                          (std::default_initializable<body_value_t<F, A...>> &&
+                           std::is_move_assignable_v<body_value_t<F, A...>>);
 
 /// The check every algorithm makes of a callable that may be a task, after its own checks of
 /// the call passed: the task's value can be received.

@@ -45,9 +45,7 @@
 namespace tine::detail {
 
 template <typename Impl>
-concept returns_positions = requires {
-  requires Impl::returns_positions;
-};
+concept returns_positions = requires { requires Impl::returns_positions; };
 
 /// Maps an algorithm's result on a prepared input back to the caller's input. `Dangling`: the
 /// input was a temporary that owned its elements, so positions become std::ranges::dangling.
@@ -64,14 +62,20 @@ template <typename Impl, bool Dangling, typename Prepared, typename X>
 auto rebase(const Prepared& in, X x) {
   if constexpr (!returns_positions<Impl>) {
     return x;
-  } else if constexpr (requires { x.in1; x.in2; }) {
+  } else if constexpr (requires {
+                         x.in1;
+                         x.in2;
+                       }) {
     using in1 = decltype(rebase_position<Dangling>(in, std::move(x.in1)));
     return std::ranges::in_in_result<in1, decltype(x.in2)>{
         rebase_position<Dangling>(in, std::move(x.in1)), std::move(x.in2)};
-  } else if constexpr (requires { x.min; x.max; }) {
+  } else if constexpr (requires {
+                         x.min;
+                         x.max;
+                       }) {
     using pos = decltype(rebase_position<Dangling>(in, std::move(x.min)));
     return std::ranges::min_max_result<pos>{rebase_position<Dangling>(in, std::move(x.min)),
-                                             rebase_position<Dangling>(in, std::move(x.max))};
+                                            rebase_position<Dangling>(in, std::move(x.max))};
   } else {
     return rebase_position<Dangling>(in, std::move(x));
   }
@@ -223,9 +227,7 @@ concept taken_by_value =
 /// task form calls `tine_algorithm(Impl{}, input, args...)`, found by argument-dependent lookup in
 /// the input's namespace, instead of running on iterators.
 template <typename R>
-concept own_algorithm_input = requires {
-  typename std::remove_cvref_t<R>::tine_algorithm_input;
-};
+concept own_algorithm_input = requires { typename std::remove_cvref_t<R>::tine_algorithm_input; };
 
 template <typename Impl, typename R, typename... A>
 concept has_own_algorithm = requires(R&& r, A&&... a) {
@@ -258,7 +260,7 @@ template <typename Impl, bool Unbox = true>
 struct async_algorithm {
   /// Over `[first, last)`.
   template <std::input_or_output_iterator I, std::sentinel_for<I> S, typename... A>
-  requires taken_by_value<A...>
+    requires taken_by_value<A...>
   auto operator()(I first, S last, A&&... args) const {
     return (*this)(std::ranges::subrange<I, S>(std::move(first), std::move(last)),
                    std::forward<A>(args)...);
@@ -266,8 +268,8 @@ struct async_algorithm {
 
   /// Over a range.
   template <typename R, typename... A>
-  requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>) auto operator()(
-      R&& r, A&&... args) const {
+    requires(!starts_with_iterator_pair<R, A...>::value && taken_by_value<R, A...>)
+  auto operator()(R&& r, A&&... args) const {
     if constexpr (own_algorithm_input<R>) {
       if constexpr (has_own_algorithm<Impl, R, A...>) {
         return tine_algorithm(Impl{}, std::forward<R>(r), std::forward<A>(args)...);
@@ -295,7 +297,7 @@ struct async_algorithm {
 /// The error of a blocking algorithm called on a worker thread: it names the algorithm the user
 /// called (`tine::NAME`) and the task form to use instead. Out of line: a cold path.
 [[noreturn]] TINE_NOINLINE inline void refuse_blocking_on_worker(const char* name,
-                                                                  bool has_result) {
+                                                                 bool has_result) {
   const std::string n(name);
   throw std::logic_error("tine::" + n +
                          ": called on a worker thread (inside a task or an algorithm's body), "
@@ -313,7 +315,8 @@ struct async_algorithm {
 template <typename Impl>
 struct blocking_algorithm {
   template <typename Sch, typename... A>
-  requires(scheduler<Sch> || collective_pool<Sch>) auto operator()(Sch& sched, A&&... args) const {
+    requires(scheduler<Sch> || collective_pool<Sch>)
+  auto operator()(Sch& sched, A&&... args) const {
     if constexpr (collective_pool<Sch> && !first_is_own_input<A...>::value) {
       static_assert(dependent_false<Sch>,
                     "tine algorithm on a tine::mpi_pool: the input must be a "

@@ -76,9 +76,7 @@ class indexed_view : public std::ranges::view_interface<indexed_view<At>> {
   indexed_view(const At* at, std::size_t n) noexcept : m_at(at), m_n(n) {}
 
   indexed_iterator<At> begin() const noexcept { return {m_at, 0}; }
-  indexed_iterator<At> end() const noexcept {
-    return {m_at, static_cast<std::ptrdiff_t>(m_n)};
-  }
+  indexed_iterator<At> end() const noexcept { return {m_at, static_cast<std::ptrdiff_t>(m_n)}; }
   std::size_t size() const noexcept { return m_n; }
 
  private:

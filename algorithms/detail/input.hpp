@@ -190,9 +190,7 @@ class prepared_input<R, input_kind::bridged> {
   prepared_input& operator=(const prepared_input&) = delete;
 
   indexed_view<at_type>& view() noexcept { return m_view; }
-  iterator position(indexed_iterator<at_type> it) const {
-    return m_at.first + it.index();
-  }
+  iterator position(indexed_iterator<at_type> it) const { return m_at.first + it.index(); }
 
  private:
   at_type m_at;

@@ -36,8 +36,8 @@ int main() {
   // Counted in units (each strand 1): fib(15) has 1973 tasks, so its work is the same every run.
   const tine::analysis a = tine::analyze({.unit_strands = true}, fib, 15);
 
-  const bool ok = f == 75025 && sum == 5'000'050'000L && a.work() > 0 && a.span() > 0 &&
-                  a.parallelism() > 1;
+  const bool ok =
+      f == 75025 && sum == 5'000'050'000L && a.work() > 0 && a.span() > 0 && a.parallelism() > 1;
   std::printf("tine %s: fib(25) = %ld, reduce(1..100000) = %ld, fib(15)'s parallelism %.1f: %s\n",
               TINE_VERSION_STRING, f, sum, a.parallelism(), ok ? "ok" : "WRONG");
   return ok ? 0 : 1;

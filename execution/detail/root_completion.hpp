@@ -37,8 +37,8 @@ class root_completion : tine::detail::future_waiter {
   using stop_link = stdexec::stop_callback_for_t<token_type, forward_stop>;
 
  public:
-  root_completion(Receiver& r, OnValue on_value) noexcept(
-      std::is_nothrow_move_constructible_v<OnValue>)
+  root_completion(Receiver& r,
+                  OnValue on_value) noexcept(std::is_nothrow_move_constructible_v<OnValue>)
       : future_waiter{&notify}, m_receiver(&r), m_on_value(std::move(on_value)) {}
   root_completion(root_completion&&) = delete;
 

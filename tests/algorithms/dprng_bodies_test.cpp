@@ -63,9 +63,9 @@ class draw_log {
 };
 
 // The first number of the calling task's first stream.
-#define TINE_TEST_DRAW(log, role, index)                          \
-  do {                                                            \
-    tine::dprng rng_ = co_await tine::dprng::current();           \
+#define TINE_TEST_DRAW(log, role, index)                         \
+  do {                                                           \
+    tine::dprng rng_ = co_await tine::dprng::current();          \
     (log)->add((role), static_cast<std::size_t>(index), rng_()); \
   } while (false)
 
@@ -176,7 +176,10 @@ tine::task<void> transform_reduce_op_run(const inputs* in, tine::grain g, draw_l
   interval all;
   co_await tine::call(
       &all, tine::async::transform_reduce, in->v, interval{}, interval_op(log),
-      [](long x) { return interval{x, x + 1, true}; }, g);
+      [](long x) {
+        return interval{x, x + 1, true};
+      },
+      g);
   co_await tine::join();
   check_whole(all, in->v.size());
 }
@@ -385,8 +388,8 @@ void draws_agree_everywhere(const std::vector<std::pair<std::string, tine::sched
           differ += it == reference.end() || it->second != first ? 1 : 0;
         }
         BOOST_TEST((differ == 0 && draws.size() == reference.size()),
-                   where.str() << " drew differently from " << reference_where << " at "
-                               << differ << " of " << draws.size() << " applications");
+                   where.str() << " drew differently from " << reference_where << " at " << differ
+                               << " of " << draws.size() << " applications");
       }
     }
   }

@@ -43,7 +43,7 @@ using range_schedulers =
 
 // Records which values in [0, n) were visited, and how often; copies share the record.
 struct visits {
-  std::shared_ptr<std::atomic<int>[]> count{new std::atomic<int>[n]{}};
+  std::shared_ptr<std::atomic<int>[]> count{new std::atomic<int>[n] {}};
 
   void operator()(long v) const { count[static_cast<std::size_t>(v)].fetch_add(1); }
 
@@ -120,7 +120,8 @@ TINE_SCHEDULER_TEST_CASE(std_containers, range_schedulers) {
   visit_both_forms(sched, list, n, same, "list");
   visit_both_forms(sched, forward_list, n, same, "forward_list");
   visit_both_forms(sched, set, n, same, "set");
-  visit_both_forms(sched, map, n, [](const auto& kv) { return kv.second; }, "map");
+  visit_both_forms(
+      sched, map, n, [](const auto& kv) { return kv.second; }, "map");
   visit_both_forms(sched, std::as_const(list), n, same, "const list");
 
   // Written through: the gathered iterators refer to the caller's elements.
@@ -171,13 +172,14 @@ TINE_SCHEDULER_TEST_CASE(std_views, range_schedulers) {
   std::vector<long> vector = iota_vector(n);
   visit_both_forms(sched, std::views::iota(0L, n), n, same, "iota");
   visit_both_forms(sched, std::views::iota(0, static_cast<int>(n)), n, same, "iota int");
-  visit_both_forms(sched, vector | std::views::transform([](long x) { return n - 1 - x; }), n,
-                   same, "transform");
-  visit_both_forms(sched, vector | std::views::filter([](long x) { return x % 3 != 2; }),
-                   n / 3 * 2 + 2, [](long x) { return x / 3 * 2 + x % 3; }, "filter");
+  visit_both_forms(sched, vector | std::views::transform([](long x) { return n - 1 - x; }), n, same,
+                   "transform");
+  visit_both_forms(
+      sched, vector | std::views::filter([](long x) { return x % 3 != 2; }), n / 3 * 2 + 2,
+      [](long x) { return x / 3 * 2 + x % 3; }, "filter");
   visit_both_forms(sched, vector | std::views::take(100), 100, same, "take");
-  visit_both_forms(sched, vector | std::views::drop(n - 100),
-                   100, [](long x) { return x - (n - 100); }, "drop");
+  visit_both_forms(
+      sched, vector | std::views::drop(n - 100), 100, [](long x) { return x - (n - 100); }, "drop");
   visit_both_forms(sched, vector | std::views::reverse, n, same, "reverse");
   visit_both_forms(sched, std::views::iota(0L) | std::views::take(n), n, same, "unbounded iota");
   visit_both_forms(sched,
@@ -185,8 +187,8 @@ TINE_SCHEDULER_TEST_CASE(std_views, range_schedulers) {
                        std::views::take(n),
                    n, same, "filter | reverse | take");
 #if defined(__cpp_lib_ranges_zip)
-  visit_both_forms(sched, std::views::zip(vector, vector), n,
-                   [](auto t) { return std::get<0>(t); }, "zip");
+  visit_both_forms(
+      sched, std::views::zip(vector, vector), n, [](auto t) { return std::get<0>(t); }, "zip");
 #endif
 }
 
@@ -196,14 +198,17 @@ TINE_SCHEDULER_TEST_CASE(range_v3_views, range_schedulers) {
   visit_both_forms(sched, ranges::views::iota(0L, n), n, same, "v3 iota long");
   visit_both_forms(sched, vector | ranges::views::transform([](long x) { return x; }), n, same,
                    "v3 transform");
-  visit_both_forms(sched, ranges::views::zip(vector, vector), n,
-                   [](auto t) { return std::get<0>(t); }, "v3 zip");
-  visit_both_forms(sched, vector | ranges::views::enumerate, n,
-                   [](auto t) { return static_cast<long>(t.first); }, "v3 enumerate");
+  visit_both_forms(
+      sched, ranges::views::zip(vector, vector), n, [](auto t) { return std::get<0>(t); },
+      "v3 zip");
+  visit_both_forms(
+      sched, vector | ranges::views::enumerate, n,
+      [](auto t) { return static_cast<long>(t.first); }, "v3 enumerate");
   // chunk: each element is a chunk of 10; visit its first value.
   const std::vector<long> tens = iota_vector(n * 10);
-  visit_both_forms(sched, tens | ranges::views::chunk(10), n,
-                   [](auto c) { return *c.begin() / 10; }, "v3 chunk");
+  visit_both_forms(
+      sched, tens | ranges::views::chunk(10), n, [](auto c) { return *c.begin() / 10; },
+      "v3 chunk");
 }
 
 // A 16-byte aligned value, passed in memory: what Clang once misplaced in coroutine frames
@@ -233,10 +238,10 @@ TINE_SCHEDULER_TEST_CASE(sixteen_byte_aligned_iterators_callables_values, range_
              "temporary view");
   BOOST_TEST(tine::transform_reduce(sched, unbounded, 0L, std::plus<>{}, plus_one) == sum + n);
   // The counts are the view's difference type, an __int128 that Boost.Test cannot print.
-  BOOST_TEST(static_cast<long>(tine::count_if(sched, unbounded, [](long x) { return x % 2 == 0; })) ==
-             (n + 1) / 2);
-  BOOST_TEST(static_cast<long>(tine::count(sched, std::views::iota(0L) | std::views::take(n), 7L)) ==
-             1);
+  BOOST_TEST(static_cast<long>(tine::count_if(sched, unbounded,
+                                              [](long x) { return x % 2 == 0; })) == (n + 1) / 2);
+  BOOST_TEST(
+      static_cast<long>(tine::count(sched, std::views::iota(0L) | std::views::take(n), 7L)) == 1);
   BOOST_TEST(*tine::find_if(sched, unbounded, [](long x) { return x == 500; }) == 500);
   BOOST_TEST(tine::any_of(sched, unbounded, [](long x) { return x == n - 1; }));
   BOOST_TEST(*tine::min_element(sched, unbounded) == 0);

@@ -35,9 +35,7 @@ std::vector<long> values(std::size_t n) {
 }
 
 // A body that forks: the element's square as the sum of two halves computed in parallel.
-tine::task<long> half_square(long x, int half) {
-  co_return half == 0 ? x * x / 2 : x * x - x * x / 2;
-}
+tine::task<long> half_square(long x, int half) { co_return half == 0 ? x* x / 2 : x* x - x* x / 2; }
 tine::task<long> square(long x) {
   long a = 0;
   long b = 0;
@@ -296,11 +294,11 @@ TINE_SCHEDULER_TEST_CASE(a_throwing_task_body_reaches_the_caller, schedulers) {
         if (static_cast<std::size_t>(x) == at) {
           throw tine_test::test_error("transform");
         }
-        co_return x * x;
+        co_return x* x;
       };
-      BOOST_CHECK_THROW((void)tine::transform_reduce(sched, v, 0L, plus_task, throwing_square,
-                                                     tine::grain{3}),
-                        tine_test::test_error);
+      BOOST_CHECK_THROW(
+          (void)tine::transform_reduce(sched, v, 0L, plus_task, throwing_square, tine::grain{3}),
+          tine_test::test_error);
       const auto throwing_plus = [](long, long) -> tine::task<long> {
         throw tine_test::test_error("op");
         co_return 0;

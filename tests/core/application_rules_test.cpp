@@ -446,8 +446,8 @@ void stop_seen_by_later_tasks(Scheduler& sched, const char* name) {
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
       const std::uint64_t tick = run.records[i].tick.load();
       if (tick > after) {
-        BOOST_TEST(run.records[i].saw_stop.load(), where(name, seed) + ", node " +
-                                                        std::to_string(i));
+        BOOST_TEST(run.records[i].saw_stop.load(),
+                   where(name, seed) + ", node " + std::to_string(i));
       }
     }
   }
@@ -702,13 +702,15 @@ void stop_reaches_what_it_should(Scheduler& sched, const char* name) {
 BOOST_AUTO_TEST_SUITE(application_rules)
 
 BOOST_AUTO_TEST_CASE(one_continuation_per_future_ever) {
-  tine_tests::within(240s, "one continuation per future",
-                     [] { on_every_scheduler([](auto& s, const char* n) { continuation_rule(s, n); }); });
+  tine_tests::within(240s, "one continuation per future", [] {
+    on_every_scheduler([](auto& s, const char* n) { continuation_rule(s, n); });
+  });
 }
 
 BOOST_AUTO_TEST_CASE(when_all_values_in_order_or_the_first_exception_once_all_are_done) {
-  tine_tests::within(240s, "when_all",
-                     [] { on_every_scheduler([](auto& s, const char* n) { when_all_rule(s, n); }); });
+  tine_tests::within(240s, "when_all", [] {
+    on_every_scheduler([](auto& s, const char* n) { when_all_rule(s, n); });
+  });
 }
 
 BOOST_AUTO_TEST_CASE(a_dropped_future_waits_and_schedulers_wait_for_their_work) {
@@ -740,8 +742,9 @@ BOOST_AUTO_TEST_CASE(roots_stopped_before_they_start_never_start) {
 }
 
 BOOST_AUTO_TEST_CASE(stop_scopes_report_their_own_and_pass_enclosing_stops_on) {
-  tine_tests::within(240s, "stop scopes",
-                     [] { on_every_scheduler([](auto& s, const char* n) { stop_scope_rule(s, n); }); });
+  tine_tests::within(240s, "stop scopes", [] {
+    on_every_scheduler([](auto& s, const char* n) { stop_scope_rule(s, n); });
+  });
 }
 
 BOOST_AUTO_TEST_CASE(a_stop_reaches_awaited_and_linked_roots_but_not_plain_ones) {

@@ -62,8 +62,7 @@ tine::task<int> child(int i, int stopper, bool throw_instead, std::atomic<int>* 
   co_return i;
 }
 
-tine::task<long> forks_in_a_loop(int n, int stopper, bool throw_instead,
-                                 std::atomic<int>* count) {
+tine::task<long> forks_in_a_loop(int n, int stopper, bool throw_instead, std::atomic<int>* count) {
   std::vector<int> results(static_cast<std::size_t>(n), -1);
   for (int i = 0; i < n; ++i) {
     co_await tine::fork(&results[static_cast<std::size_t>(i)], child, i, stopper, throw_instead,
@@ -148,8 +147,7 @@ BOOST_AUTO_TEST_CASE(forks_after_a_stop_do_not_start) {
   BOOST_TEST(count.load() == 6);
   // And on a sync_wait root.
   count.store(0);
-  BOOST_CHECK_THROW(tine::sync_wait(sched, forks_in_a_loop, 10, 5, false, &count),
-                    tine::cancelled);
+  BOOST_CHECK_THROW(tine::sync_wait(sched, forks_in_a_loop, 10, 5, false, &count), tine::cancelled);
   BOOST_TEST(count.load() == 6);
   BOOST_TEST(wrong_inside.load() == 0);
 }
@@ -313,8 +311,8 @@ tine::task<long> two_searches(long n, std::atomic<long>* visited_a, std::atomic<
   co_await tine::join();
   *found_a = fa.load();
   *found_b = fb.load();
-  *checks_failed = (completed_a ? 1 : 0)           // stopped from inside
-                   + (completed_b ? 0 : 1)         // found nothing, ran to the end
+  *checks_failed = (completed_a ? 1 : 0)                // stopped from inside
+                   + (completed_b ? 0 : 1)              // found nothing, ran to the end
                    + (tine::stop_requested() ? 1 : 0);  // the root itself goes on
   co_return fa.load() + fb.load();
 }

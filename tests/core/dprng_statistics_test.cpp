@@ -66,8 +66,8 @@ void check_sample(const std::vector<std::uint64_t>& xs, const char* what) {
     BOOST_TEST(std::abs(uniform_z(pairs)) < z_limit, "pairs, z = " << uniform_z(pairs));
     const double n = static_cast<double>(xs.size());
     for (int b = 0; b < 64; ++b) {
-      const double z = (static_cast<double>(ones[static_cast<std::size_t>(b)]) - n / 2) /
-                       std::sqrt(n / 4);
+      const double z =
+          (static_cast<double>(ones[static_cast<std::size_t>(b)]) - n / 2) / std::sqrt(n / 4);
       BOOST_TEST(std::abs(z) < z_limit + 0.5, "bit " << b << ", z = " << z);  // 64 tests
     }
   }

@@ -249,8 +249,7 @@ BOOST_AUTO_TEST_CASE(a_stream_is_derived_from_seed_and_pedigree_as_documented) {
   tine::dprng expected = tine::dprng::from_key(p::combine(task_key, 0));
   BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_number)) == expected());
   // The same bits as when these tests were written: a change of the generator shows here.
-  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_number)) ==
-             0x292effc8f6330c6fULL);
+  BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_number)) == 0x292effc8f6330c6fULL);
   tine::dprng second = tine::dprng::from_key(p::combine(task_key, tine::detail::pedigree_step));
   BOOST_TEST(tine::sync_wait(one, tine::dprng::seeded(42, first_two_streams)) ==
              (tine::dprng::from_key(p::combine(task_key, 0))() ^ (second() << 1)));
@@ -307,9 +306,8 @@ tine::task<void> loop_entry(const std::vector<std::uint64_t>* indices,
 BOOST_AUTO_TEST_CASE(a_body_keyed_by_index_has_the_documented_stream_for_any_64_bit_index) {
   namespace p = tine::detail::pedigree;
   constexpr std::uint64_t big = std::uint64_t{1} << 29;  // where ranks wrap
-  const std::vector<std::uint64_t> indices = {0,       1,           5,       big - 1,
-                                              big,     2 * big + 1, 1ULL << 32,
-                                              (1ULL << 32) + 1, ~0ULL};
+  const std::vector<std::uint64_t> indices = {
+      0, 1, 5, big - 1, big, 2 * big + 1, 1ULL << 32, (1ULL << 32) + 1, ~0ULL};
   tine::inline_scheduler one;
   std::vector<std::uint64_t> out;
   tine::sync_wait(one, tine::dprng::seeded(42, loop_entry), &indices, &out);
@@ -329,9 +327,9 @@ BOOST_AUTO_TEST_CASE(a_body_keyed_by_index_has_the_documented_stream_for_any_64_
       distinct.insert(out[role * n + k]);
     }
     if (indices[k] < big) {  // an index key is the key of a child of that rank
-      BOOST_TEST(p::index_key(entry, indices[k]) ==
-                 p::combine(entry, static_cast<std::uint32_t>(indices[k]) *
-                                       tine::detail::pedigree_step));
+      BOOST_TEST(
+          p::index_key(entry, indices[k]) ==
+          p::combine(entry, static_cast<std::uint32_t>(indices[k]) * tine::detail::pedigree_step));
     }
   }
   BOOST_TEST(distinct.size() == out.size());  // no index or role repeats another's stream
@@ -405,11 +403,10 @@ BOOST_AUTO_TEST_CASE(nested_seeded_computations_restart_from_their_seed) {
 
 BOOST_AUTO_TEST_CASE(a_stream_outside_a_seeded_computation_is_refused) {
   tine::inline_scheduler one;
-  BOOST_CHECK_EXCEPTION(tine::sync_wait(one, unseeded), std::logic_error,
-                        [](const std::logic_error& e) {
-                          return std::string(e.what()).find("tine::dprng::seeded") !=
-                                 std::string::npos;
-                        });
+  BOOST_CHECK_EXCEPTION(
+      tine::sync_wait(one, unseeded), std::logic_error, [](const std::logic_error& e) {
+        return std::string(e.what()).find("tine::dprng::seeded") != std::string::npos;
+      });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

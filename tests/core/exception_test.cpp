@@ -39,7 +39,7 @@ tine::task<int> fan_out(int n, int bad, std::atomic<int>* finished) {
   for (int i = 0; i < n; ++i) {
     sum += results[static_cast<std::size_t>(i)];
   }
-  co_return sum == n * (n - 1) / 2 ? n : -1;  // every child's value reached its slot
+  co_return sum == n*(n - 1) / 2 ? n : -1;  // every child's value reached its slot
 }
 
 tine::task<void> slow_child(std::atomic<int>* done) {

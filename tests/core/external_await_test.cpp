@@ -1,7 +1,8 @@
 // Foreign operations awaited in tasks through tine::await_adapter (and the example of
-// docs/extending.md): completed later by another thread, inside start(), by many threads at once under thousands of forked awaits; results and
-// exceptions; the awaiting task's stop token; the inline scheduler; a pool destroyed while a
-// task waits; and the misuse that throws std::logic_error.
+// docs/extending.md): completed later by another thread, inside start(), by many threads at once
+// under thousands of forked awaits; results and exceptions; the awaiting task's stop token; the
+// inline scheduler; a pool destroyed while a task waits; and the misuse that throws
+// std::logic_error.
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -685,8 +686,9 @@ BOOST_AUTO_TEST_CASE(awaiting_on_a_worker_with_a_backend_throws) {
     ext::idle_backend backend;
     tine_test::queued_scheduler sched(backend);
     ext::adapted_count.store(0);
-    const std::string text = ext::logic_error_text(
-        [&] { (void)tine::sync_wait(sched, ext::await_delayed, ext::delayed_value{1, 1ms}); });
+    const std::string text = ext::logic_error_text([&] {
+      (void)tine::sync_wait(sched, ext::await_delayed, ext::delayed_value{1, 1ms});
+    });
     BOOST_TEST(text ==
                "tine::await_adapter: a task on a worker with a worker backend (tine::mpi_pool) "
                "cannot await a foreign operation");

@@ -172,20 +172,20 @@ BOOST_AUTO_TEST_CASE(waits_beyond_the_clock_range_do_not_time_out) {
   }
   {
     tine::future<int> f = tine::spawn(pool, busy_for, 30);
-    BOOST_TEST((f.wait_for(std::chrono::steady_clock::duration::max()) ==
-                std::future_status::ready));
+    BOOST_TEST(
+        (f.wait_for(std::chrono::steady_clock::duration::max()) == std::future_status::ready));
     BOOST_TEST(f.ready());
   }
   {
     tine::future<int> f = tine::spawn(pool, busy_for, 30);
-    BOOST_TEST((f.wait_until(std::chrono::steady_clock::time_point::max()) ==
-                std::future_status::ready));
+    BOOST_TEST(
+        (f.wait_until(std::chrono::steady_clock::time_point::max()) == std::future_status::ready));
     BOOST_TEST(f.ready());
   }
   {
     tine::future<int> f = tine::spawn(pool, busy_for, 30);
-    BOOST_TEST((f.wait_until(std::chrono::system_clock::time_point::max()) ==
-                std::future_status::ready));
+    BOOST_TEST(
+        (f.wait_until(std::chrono::system_clock::time_point::max()) == std::future_status::ready));
     BOOST_TEST(f.ready());
   }
   {

@@ -82,7 +82,8 @@ void basics(Scheduler& sched) {
   BOOST_TEST(slow.get() == 200);
 
   // Awaited inside a task of the same scheduler, and of a plain C++ coroutine.
-  BOOST_TEST(tine::sync_wait(sched, both<Scheduler>, &sched, 18) == serial_fib(17) + serial_fib(18));
+  BOOST_TEST(tine::sync_wait(sched, both<Scheduler>, &sched, 18) ==
+             serial_fib(17) + serial_fib(18));
 }
 
 }  // namespace
@@ -111,8 +112,10 @@ BOOST_AUTO_TEST_CASE(on_every_scheduler) {
 BOOST_AUTO_TEST_CASE(awaited_across_two_pools_both_ways) {
   tine::lazy_pool<> a(1);
   tine::busy_pool<> b(1);
-  BOOST_TEST(tine::sync_wait(a, both<tine::busy_pool<>>, &b, 20) == serial_fib(19) + serial_fib(20));
-  BOOST_TEST(tine::sync_wait(b, both<tine::lazy_pool<>>, &a, 20) == serial_fib(19) + serial_fib(20));
+  BOOST_TEST(tine::sync_wait(a, both<tine::busy_pool<>>, &b, 20) ==
+             serial_fib(19) + serial_fib(20));
+  BOOST_TEST(tine::sync_wait(b, both<tine::lazy_pool<>>, &a, 20) ==
+             serial_fib(19) + serial_fib(20));
   // Spawned roots that await each other's pool.
   std::vector<tine::future<long>> fs;
   for (int i = 0; i < 50; ++i) {
@@ -294,10 +297,10 @@ BOOST_AUTO_TEST_CASE(thousands_of_spawns_from_several_threads) {
 BOOST_AUTO_TEST_CASE(when_all_of_several) {
   tine::lazy_pool<> a(1);
   tine::busy_pool<> b(1);
-  auto both = tine::when_all(tine::spawn(a, fib, 20), tine::spawn(b, busy_for, 20),
-                             tine::spawn(a, [](int n) -> tine::task<void> {
-                               co_await tine::call(busy_for, n);
-                             }, 5));
+  auto both = tine::when_all(
+      tine::spawn(a, fib, 20), tine::spawn(b, busy_for, 20),
+      tine::spawn(
+          a, [](int n) -> tine::task<void> { co_await tine::call(busy_for, n); }, 5));
   auto [x, y, z] = both.get();
   BOOST_TEST(x == 6765);
   BOOST_TEST(y == 20);
@@ -305,9 +308,9 @@ BOOST_AUTO_TEST_CASE(when_all_of_several) {
 
   std::vector<tine::future<long>> many;
   for (int i = 0; i < 30; ++i) {
-    many.push_back(tine::spawn(i % 2 == 0 ? static_cast<tine::scheduler_ref>(a)
-                                          : static_cast<tine::scheduler_ref>(b),
-                               fib, i % 20));
+    many.push_back(tine::spawn(
+        i % 2 == 0 ? static_cast<tine::scheduler_ref>(a) : static_cast<tine::scheduler_ref>(b), fib,
+        i % 20));
   }
   const std::vector<long> values = tine::when_all(std::move(many)).get();
   BOOST_TEST(values.size() == 30u);
@@ -316,7 +319,8 @@ BOOST_AUTO_TEST_CASE(when_all_of_several) {
   }
 
   // The first failure in argument order, after all are done.
-  auto failing = tine::when_all(tine::spawn(a, busy_for, 30), tine::spawn(b, fails, std::string("x")));
+  auto failing =
+      tine::when_all(tine::spawn(a, busy_for, 30), tine::spawn(b, fails, std::string("x")));
   BOOST_CHECK_THROW(failing.get(), std::invalid_argument);
 
   // Empty, and awaited inside a task.

@@ -65,9 +65,7 @@ tine::task<int> destroys_out_of_order(bool with_destructor) {
   } else {
     auto first = value(1);
     auto second = value(2);
-    {
-      auto dropped = std::move(first);
-    }
+    { auto dropped = std::move(first); }
   }
   co_return 0;
 }
@@ -76,9 +74,7 @@ tine::task<int> destroys_out_of_order(bool with_destructor) {
 tine::task<int> destroys_in_order() {
   auto first = length("one");
   auto second = length("two");
-  {
-    auto dropped = std::move(second);
-  }
+  { auto dropped = std::move(second); }
   co_return 1;
 }
 

@@ -20,10 +20,10 @@ namespace tine_tests {
 struct tree {
   struct node {
     std::vector<int> children;
-    bool throws = false;       // throws after its first update, before forking
-    bool catches = false;      // catches what its children throw (and then finishes normally)
-    bool last_by_call = false; // its last child is started with tine::call
-    int spin = 0;              // iterations of busy work before forking
+    bool throws = false;        // throws after its first update, before forking
+    bool catches = false;       // catches what its children throw (and then finishes normally)
+    bool last_by_call = false;  // its last child is started with tine::call
+    int spin = 0;               // iterations of busy work before forking
   };
   std::vector<node> nodes;
 };
@@ -48,8 +48,8 @@ inline tree make_tree(std::uint64_t seed, std::size_t size, double throw_probabi
     }
     ++next;
   }
-  std::bernoulli_distribution throws(throw_probability), catches(catch_probability),
-      by_call(0.5), spins(0.2);
+  std::bernoulli_distribution throws(throw_probability), catches(catch_probability), by_call(0.5),
+      spins(0.2);
   for (tree::node& n : t.nodes) {
     n.throws = throws(rng);
     n.catches = catches(rng);
@@ -97,8 +97,9 @@ bool visit_as_run(const tree& t, int id, Before& before, After& after, Ran& ran,
 }
 
 // The serial program (one worker, nothing stolen): every fork after a child's exception starts
-// nothing (a call starts its child all the same). Calls before(id) and after(id) in its order; returns true when an exception escapes
-// node `id`. `started`, when given, receives a 1 for every node that starts.
+// nothing (a call starts its child all the same). Calls before(id) and after(id) in its order;
+// returns true when an exception escapes node `id`. `started`, when given, receives a 1 for every
+// node that starts.
 template <typename Before, typename After>
 bool visit_serially(const tree& t, int id, Before& before, After& after,
                     std::vector<char>* started = nullptr) {

@@ -156,8 +156,8 @@ void check_walks(S& sched, int trees, std::size_t size, double throw_probability
                  bool one_worker = false) {
   int threw = 0;
   for (int seed = 1; seed <= trees; ++seed) {
-    const tree t = tine_tests::make_tree(static_cast<std::uint64_t>(seed), size,
-                                         throw_probability, 0.5);
+    const tree t =
+        tine_tests::make_tree(static_cast<std::uint64_t>(seed), size, throw_probability, 0.5);
     expected serial;
     std::vector<char> serially_started;
     const bool want_throw = expect(t, serial, serially_started);

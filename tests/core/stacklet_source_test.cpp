@@ -38,7 +38,7 @@ struct counting_source {
     if (total < me.round_to) {
       total = me.round_to;
     }
-    void* p = ::operator new (total, std::align_val_t{d::stack_alignment}, std::nothrow);
+    void* p = ::operator new(total, std::align_val_t{d::stack_alignment}, std::nothrow);
     if (p != nullptr) {
       ++me.allocations;
       me.largest = total > me.largest ? total : me.largest;
@@ -57,7 +57,7 @@ struct counting_source {
         break;
       }
     }
-    ::operator delete (block, std::align_val_t{d::stack_alignment});
+    ::operator delete(block, std::align_val_t{d::stack_alignment});
   }
 
   bool holds(const void* p) const {

@@ -59,8 +59,8 @@ tine::task<int> awaits_one(Scheduler* sched, int ms) {
 
 template <typename Scheduler>
 tine::task<int> awaits_both(Scheduler* sched, int ms) {
-  auto [x, y] = co_await tine::when_all(tine::spawn(*sched, busy_for, ms),
-                                        tine::spawn(*sched, busy_for, ms));
+  auto [x, y] =
+      co_await tine::when_all(tine::spawn(*sched, busy_for, ms), tine::spawn(*sched, busy_for, ms));
   co_return x + y;
 }
 

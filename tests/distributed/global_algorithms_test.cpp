@@ -157,8 +157,8 @@ tine::task<in_task_results> algorithms_in_task(global_span<value> s, global_span
   co_await tine::call(set_initial, s);
   co_await tine::fork(&r.positives, tine::async::count_if, cs, is_positive{}, g);
   co_await tine::fork(&r.first_at, tine::async::find_if, cs, equals{wanted}, g);
-  co_await tine::fork(&r.min_at, tine::async::min_element, cs, std::ranges::less{},
-                      std::identity{}, g);
+  co_await tine::fork(&r.min_at, tine::async::min_element, cs, std::ranges::less{}, std::identity{},
+                      g);
   co_await tine::call(&r.sum, tine::async::reduce, cs, value{0}, std::plus<>{}, g);
   co_await tine::join();
   co_await tine::call(tine::async::map, cs, out, square{}, g);
@@ -224,7 +224,6 @@ void check_in_task(Pool& pool, global_span<value> s, global_span<value> out, tin
   CHECK(r.after_for_each == digest(ref));
 }
 
-
 // Exceptions from element functions: each reaches every rank's call with its type and message.
 // `ones` holds 1009 ones, `w` initial values; `bad` is one of them.
 template <typename Pool>
@@ -234,17 +233,16 @@ void check_exceptions(Pool& pool, global_span<value> ones, global_span<value> w,
     return std::string(e.what()) == what;
   };
   try {
-    (void)tine::reduce(pool, ones, value{0},
-                       plus_up_to<std::overflow_error>{500, "a sum over 500"}, g);
+    (void)tine::reduce(pool, ones, value{0}, plus_up_to<std::overflow_error>{500, "a sum over 500"},
+                       g);
     CHECK(false);
   } catch (const std::overflow_error& e) {
     CHECK(says(e, "a sum over 500"));
   }
   CHECK(tine::sync_wait(pool, reduce_throws_in_task, global_span<const value>(ones)) == 2);
   try {
-    (void)tine::count_if(pool, w,
-                         predicate_throwing_at<std::domain_error>{bad, "a bad element to count"},
-                         g);
+    (void)tine::count_if(
+        pool, w, predicate_throwing_at<std::domain_error>{bad, "a bad element to count"}, g);
     CHECK(false);
   } catch (const std::domain_error& e) {
     CHECK(says(e, "a bad element to count"));
@@ -299,7 +297,8 @@ void check_span(Pool& pool, global_span<value> s, tine::grain g) {
   CHECK(tine::reduce(pool, s, value{0}, std::plus<>{}, g) == std::reduce(ref.begin(), ref.end()));
   CHECK(tine::reduce(pool, cs) == std::reduce(ref.begin(), ref.end()));
   const value max_init = -1000;
-  CHECK(tine::reduce(pool, s, max_init, [](value x, value y) { return std::max(x, y); }, g) ==
+  CHECK(tine::reduce(
+            pool, s, max_init, [](value x, value y) { return std::max(x, y); }, g) ==
         std::accumulate(ref.begin(), ref.end(), max_init,
                         [](value x, value y) { return std::max(x, y); }));
   CHECK(tine::transform_reduce(pool, s, value{5}, std::plus<>{}, square{}, g) ==
@@ -312,12 +311,13 @@ void check_span(Pool& pool, global_span<value> s, tine::grain g) {
         static_cast<std::uint64_t>(std::count(ref.begin(), ref.end(), value{-3})));
   for (const value wanted : {value{-500}, value{499}, value{1000}}) {
     const auto pred = [wanted](value x) { return x == wanted; };
-    const auto at = static_cast<std::uint64_t>(std::find_if(ref.begin(), ref.end(), pred) -
-                                                ref.begin());
+    const auto at =
+        static_cast<std::uint64_t>(std::find_if(ref.begin(), ref.end(), pred) - ref.begin());
     CHECK(tine::find_if(pool, s, pred, g) == at);
     CHECK(tine::any_of(pool, s, pred, g) == std::any_of(ref.begin(), ref.end(), pred));
     CHECK(tine::none_of(pool, cs, pred, g) == std::none_of(ref.begin(), ref.end(), pred));
-    CHECK(tine::all_of(pool, s, [wanted](value x) { return x != wanted; }, g) ==
+    CHECK(tine::all_of(
+              pool, s, [wanted](value x) { return x != wanted; }, g) ==
           std::none_of(ref.begin(), ref.end(), pred));
   }
   const auto index = [&](auto it) { return static_cast<std::uint64_t>(it - ref.begin()); };
@@ -357,12 +357,10 @@ void check_span(Pool& pool, global_span<value> s, tine::grain g) {
   std::vector<value> scanned(n);
   std::inclusive_scan(ref.begin(), ref.end(), scanned.begin());
   tine::inclusive_scan(pool, cs, out, std::plus<>{}, g);
-  CHECK(tine::sync_wait(pool, digest_of<value>, global_span<const value>(out)) ==
-        digest(scanned));
+  CHECK(tine::sync_wait(pool, digest_of<value>, global_span<const value>(out)) == digest(scanned));
   std::inclusive_scan(ref.begin(), ref.end(), scanned.begin(), std::plus<>{}, value{-9});
   tine::inclusive_scan(pool, cs, out, std::plus<>{}, value{-9}, g);
-  CHECK(tine::sync_wait(pool, digest_of<value>, global_span<const value>(out)) ==
-        digest(scanned));
+  CHECK(tine::sync_wait(pool, digest_of<value>, global_span<const value>(out)) == digest(scanned));
   global_vector<mat> products(pool, n);
   std::vector<mat> want_products(n);
   std::transform(ref.begin(), ref.end(), want_products.begin(), to_mat{});
@@ -415,7 +413,7 @@ int main(int argc, char** argv) {
     {
       // [docs:global-algorithms]
       tine::mpi::global_vector<double> v(pool, 1'000'000);  // collective
-      tine::fill(pool, v, 2.0);                              // collective, as every call here
+      tine::fill(pool, v, 2.0);                             // collective, as every call here
       tine::for_each(pool, v, [](double& x) { x = std::sqrt(x); });
       const double sum = tine::reduce(pool, v, 0.0, std::plus<>{});  // every rank gets it
       const std::uint64_t first_big = tine::find_if(pool, v, [](double x) { return x > 1.5; });

@@ -123,8 +123,8 @@ tine::task<outcome> probe(global_span<std::int64_t> remote, std::uint64_t capaci
     check(b_again.misses == 1 && b_again.fetched == cache::line_bytes, __LINE__);
     check(c.misses == 1 && a.sum == expected_sum(remote.offset(), 4) &&
               b.sum == expected_sum(remote.offset() + per_line, 4) &&
-              c.sum == expected_sum(remote.offset() + 2 * per_line, 4) &&
-              b_again.sum == b.sum && a_third.sum == a.sum,
+              c.sum == expected_sum(remote.offset() + 2 * per_line, 4) && b_again.sum == b.sum &&
+              a_third.sum == a.sum,
           __LINE__);
   }
   co_return o;

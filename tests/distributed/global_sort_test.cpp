@@ -240,8 +240,9 @@ void check_misuse(Pool& pool) {
     tine::sync_wait(pool, sort_in_task, v.span(), scratch.span().subspan(0, n - 1));
     CHECK(false);
   } catch (const std::invalid_argument& e) {
-    CHECK(says(e, "tine::sort on a global span: the scratch span has 999 elements, fewer than "
-                  "the input's 1000"));
+    CHECK(says(e,
+               "tine::sort on a global span: the scratch span has 999 elements, fewer than "
+               "the input's 1000"));
   }
   try {
     tine::sync_wait(pool, sort_in_task, v.span().subspan(0, n / 2), v.span().subspan(n / 2, n / 2));

@@ -1,8 +1,9 @@
 // Global memory under random choices, against the standard library on a std::vector holding the
 // same values. Each round picks a size (0, 1, a prime, or another up to 20,001), where the spans
 // lie in their vectors (random offsets and lengths around them), the leaves (automatic, or 1 to
-// 64 elements and at least a 512th of the span), the value range (2 values, so many ties, up to 2^30), the order, and the form
-// (every algorithm blocking, or all of them inside one task), then checks:
+// 64 elements and at least a 512th of the span), the value range (2 values, so many ties, up to
+// 2^30), the order, and the form (every algorithm blocking, or all of them inside one task), then
+// checks:
 // - reduce with a non-commutative op (composition of affine maps: the fold's order matters);
 // - find_if (a value present or not), min_element (first of equals);
 // - map, inclusive_scan (with and without init) and exclusive_scan into three regions of a
@@ -282,8 +283,8 @@ void run_round(Pool& pool, const round_plan& p, std::mt19937_64& rng) {
   } else {
     f = all_blocking(pool, s, p);
   }
-  const digests d = tine::sync_wait(pool, digest_all, data_v.span(), out_v.span(),
-                                    records_v.span());
+  const digests d =
+      tine::sync_wait(pool, digest_all, data_v.span(), out_v.span(), records_v.span());
 
   // The same on std::vectors.
   const auto first = data.begin() + static_cast<std::ptrdiff_t>(p.before);
@@ -319,8 +320,7 @@ std::uint64_t base_seed() {
   if (const char* s = std::getenv("TINE_STRESS_SEED"); s != nullptr) {
     seed = std::strtoull(s, nullptr, 10);
   } else {
-    seed = static_cast<std::uint64_t>(
-        std::chrono::system_clock::now().time_since_epoch().count());
+    seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   }
   MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);  // rank 0's, on every rank
   return seed;
@@ -334,10 +334,11 @@ int main(int argc, char** argv) {
   const std::uint64_t rounds = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 6;
   const std::uint64_t base = base_seed();
   if (tine_test::my_rank == 0) {
-    std::printf("global_stress_test: %llu rounds, base seed %llu (TINE_STRESS_SEED=%llu repeats "
-                "the choices)\n",
-                static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(base),
-                static_cast<unsigned long long>(base));
+    std::printf(
+        "global_stress_test: %llu rounds, base seed %llu (TINE_STRESS_SEED=%llu repeats "
+        "the choices)\n",
+        static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(base),
+        static_cast<unsigned long long>(base));
   }
   {
     tine::mpi_pool pool({.workers_per_rank = 2});

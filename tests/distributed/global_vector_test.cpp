@@ -248,9 +248,8 @@ tine::task<std::uint64_t> misplaced_points(global_span<const point> s) {
   std::uint64_t wrong = 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(&in[i]) % alignof(point) == 0;
-    wrong += in[i].x == static_cast<std::int64_t>(s.offset() + i) && in[i].y == -1 && aligned
-                 ? 0
-                 : 1;
+    wrong +=
+        in[i].x == static_cast<std::int64_t>(s.offset() + i) && in[i].y == -1 && aligned ? 0 : 1;
   }
   co_return wrong;
 }
@@ -356,15 +355,14 @@ int main(int argc, char** argv) {
       CHECK(r.wrong == 0);
       CHECK(r.checked == rounds * slices);
       if (tine_test::my_rank == 0) {
-        std::printf("%d rank(s): %lu of %lu children read a slice written on another rank\n",
-                    ranks, static_cast<unsigned long>(r.elsewhere),
-                    static_cast<unsigned long>(r.checked));
+        std::printf("%d rank(s): %lu of %lu children read a slice written on another rank\n", ranks,
+                    static_cast<unsigned long>(r.elsewhere), static_cast<unsigned long>(r.checked));
       }
     }
     {
       // [docs:global-sum-use]
       tine::mpi::global_vector<double> v(pool, 100'000);  // collective: blocks on every rank
-      tine::sync_wait(pool, set_to_index, v.span());         // collective, as always
+      tine::sync_wait(pool, set_to_index, v.span());      // collective, as always
       const double sum = tine::sync_wait(pool, sum_range, v.span());  // every rank gets it
       // [docs:global-sum-use end]
       CHECK(sum == 99'999.0 * 100'000.0 / 2);

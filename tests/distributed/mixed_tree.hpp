@@ -56,7 +56,9 @@ inline int children_of(std::uint64_t id, int depth) {
   return depth < 3 ? 3 : static_cast<int>(mix(id) % 5);
 }
 
-inline int chain_length(std::uint64_t id) { return 1000 + static_cast<int>(mix(id ^ 0xc4a1) % 2001); }
+inline int chain_length(std::uint64_t id) {
+  return 1000 + static_cast<int>(mix(id ^ 0xc4a1) % 2001);
+}
 
 // 0: does not throw; 1: std::invalid_argument; 2: std::out_of_range.
 inline int throws_at(std::uint64_t id, bool failing) {

@@ -37,8 +37,8 @@ tine::task<long> not_fib(int n) { co_return n; }
 // Whether constructing a pool with these parameters throws std::invalid_argument naming them.
 bool refused(std::size_t workers, std::size_t slice_bytes) {
   try {
-    tine::mpi_pool pool({.comm = MPI_COMM_WORLD, .workers_per_rank = workers,
-                         .slice_bytes = slice_bytes});
+    tine::mpi_pool pool(
+        {.comm = MPI_COMM_WORLD, .workers_per_rank = workers, .slice_bytes = slice_bytes});
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     return what.find("different parameters") != std::string::npos &&

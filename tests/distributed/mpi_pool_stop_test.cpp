@@ -39,12 +39,12 @@ tine::task<int> leaf() { co_return 1; }
 
 // What a task saw when it asked for a stop and forked once more.
 struct stop_outcome {
-  int rank = -1;          ///< the rank the asking task ran on
-  int other_thread = 0;   ///< 1: another thread than its slow child's
-  int asked = 0;          ///< tine::request_stop()'s answer
-  int seen = 0;           ///< tine::stop_requested() after it
-  int started = 0;        ///< the fork after it started its child
-  int cancelled = 0;      ///< the join threw tine::cancelled
+  int rank = -1;         ///< the rank the asking task ran on
+  int other_thread = 0;  ///< 1: another thread than its slow child's
+  int asked = 0;         ///< tine::request_stop()'s answer
+  int seen = 0;          ///< tine::stop_requested() after it
+  int started = 0;       ///< the fork after it started its child
+  int cancelled = 0;     ///< the join threw tine::cancelled
 };
 
 // The task asks for a stop, forks, and joins; `o` gets what it saw.

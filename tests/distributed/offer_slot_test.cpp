@@ -57,8 +57,8 @@ void check_neighbour_takes(MPI_Comm comm) {
     CHECK(s.offer((static_cast<std::uint64_t>(my_rank) << 32) + round * 3));
     MPI_Barrier(comm);
     const int victim = (my_rank + 1) % size;
-    CHECK(s.take(victim) == std::optional<std::uint64_t>(
-                                (static_cast<std::uint64_t>(victim) << 32) + round * 3));
+    CHECK(s.take(victim) ==
+          std::optional<std::uint64_t>((static_cast<std::uint64_t>(victim) << 32) + round * 3));
     CHECK(!s.take(victim).has_value());
     MPI_Barrier(comm);
     CHECK(!s.offered());

@@ -145,9 +145,9 @@ BOOST_AUTO_TEST_CASE(start_and_carry_on) {
 
   tine::future<long> f = tine::spawn(pool, fib, 30);  // returns at once; the root runs on the pool
   do_other_things();
-  bool done = f.ready();                               // never blocks
-  f.wait_for(10ms);                                    // like std::future
-  long r = f.get();                                    // blocks until done; rethrows
+  bool done = f.ready();  // never blocks
+  f.wait_for(10ms);       // like std::future
+  long r = f.get();       // blocks until done; rethrows
   // [docs:spawn end]
   (void)done;
   BOOST_TEST(r == 832040);

@@ -32,8 +32,8 @@
 #include <tine/schedulers/lazy_pool.hpp>
 #include <tine/testing/simple_pool.hpp>
 
-#include "tests/failing_new.hpp"
 #include "tests/core/watchdog.hpp"
+#include "tests/failing_new.hpp"
 
 namespace ex = stdexec;
 using namespace std::chrono_literals;
@@ -86,10 +86,9 @@ static_assert(std::same_as<schedule_completions<tine::lazy_pool<>, ex::env<>>,
                            ex::completion_signatures<ex::set_value_t()>>);
 static_assert(std::same_as<schedule_completions<tine::lazy_pool<>, stoppable_env>,
                            ex::completion_signatures<ex::set_value_t(), ex::set_stopped_t()>>);
-static_assert(
-    std::same_as<schedule_completions<refusing_scheduler, ex::env<>>,
-                 ex::completion_signatures<ex::set_value_t(),
-                                           ex::set_error_t(std::exception_ptr)>>);
+static_assert(std::same_as<
+              schedule_completions<refusing_scheduler, ex::env<>>,
+              ex::completion_signatures<ex::set_value_t(), ex::set_error_t(std::exception_ptr)>>);
 
 tine::task<long> fib(int n) {
   if (n < 2) {
@@ -184,8 +183,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(scheduler_concept_queries_and_equality, S, all_sch
   const auto sb = tine::execution::scheduler(b.s);
   BOOST_TEST((sa == sa2));
   BOOST_TEST(!(sa == sb));
-  BOOST_TEST((ex::get_forward_progress_guarantee(sa) ==
-              ex::forward_progress_guarantee::parallel));
+  BOOST_TEST((ex::get_forward_progress_guarantee(sa) == ex::forward_progress_guarantee::parallel));
   auto sender = ex::schedule(sa);
   BOOST_TEST((ex::get_completion_scheduler<ex::set_value_t>(ex::get_env(sender)) == sa));
   BOOST_TEST(&sa.tine_scheduler() == &a.s);
@@ -196,10 +194,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(plain_sender_code_runs_on_a_worker_never_inline, S
   S pool;
   auto sch = tine::execution::scheduler(pool.s);
   const auto caller = std::this_thread::get_id();
-  auto s = ex::starts_on(sch, ex::just(20) | ex::then([caller](int n) {
-                                return std::pair(fib_serial(n),
-                                                 std::this_thread::get_id() != caller);
-                              }));
+  auto s =
+      ex::starts_on(sch, ex::just(20) | ex::then([caller](int n) {
+                           return std::pair(fib_serial(n), std::this_thread::get_id() != caller);
+                         }));
   auto [r] = ex::sync_wait(std::move(s)).value();
   BOOST_TEST(r.first == 6765);
   BOOST_TEST(r.second);
@@ -223,9 +221,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(thousands_of_schedules_from_several_threads, S, al
     ts.emplace_back([&, t] {
       for (int i = 0; i < each; ++i) {
         const int x = t * each + i;
-        auto [v] = ex::sync_wait(ex::starts_on(sch, ex::just(x) | ex::then([](int y) {
-                                                        return 3L * y + 1;
-                                                      })))
+        auto [v] = ex::sync_wait(
+                       ex::starts_on(sch, ex::just(x) | ex::then([](int y) { return 3L * y + 1; })))
                        .value();
         if (v != 3L * x + 1) {
           wrong.fetch_add(1);
@@ -273,7 +270,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bulk_runs_as_tine_loop, S, all_schedulers) {
   // bulk_chunked: the pieces cover [0, n) exactly once.
   std::vector<int> covered(n, 0);
   std::atomic<int> chunks{0};
-  ex::sync_wait(ex::schedule(sch) | ex::bulk_chunked(ex::par, n, [&](std::size_t lo, std::size_t hi) {
+  ex::sync_wait(ex::schedule(sch) |
+                ex::bulk_chunked(ex::par, n, [&](std::size_t lo, std::size_t hi) {
                   chunks.fetch_add(1);
                   for (std::size_t i = lo; i < hi; ++i) {
                     ++covered[i];
@@ -314,10 +312,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bulk_errors_and_nested_forks, S, all_schedulers) {
                throw std::runtime_error("body 4321");
              }
            });
-  BOOST_CHECK_EXCEPTION(ex::sync_wait(std::move(b)), std::runtime_error,
-                        [](const std::runtime_error& e) {
-                          return std::string(e.what()) == "body 4321";
-                        });
+  BOOST_CHECK_EXCEPTION(
+      ex::sync_wait(std::move(b)), std::runtime_error,
+      [](const std::runtime_error& e) { return std::string(e.what()) == "body 4321"; });
   // A predecessor's error passes through, the body is not called.
   std::atomic<int> calls{0};
   auto c = ex::schedule(sch) | ex::then([]() -> int { throw std::logic_error("before"); }) |
@@ -359,7 +356,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(tasks_as_senders, S, all_schedulers) {
   auto sch = tine::execution::scheduler(pool.s);
   auto [f] = ex::sync_wait(tine::execution::as_sender(pool.s, fib, 22)).value();
   BOOST_TEST(f == 17711);
-  auto both = ex::when_all(tine::execution::as_sender(sch, fib, 20), ex::starts_on(sch, ex::just(1)));
+  auto both =
+      ex::when_all(tine::execution::as_sender(sch, fib, 20), ex::starts_on(sch, ex::just(1)));
   auto [x, y] = ex::sync_wait(std::move(both)).value();
   BOOST_TEST(x == 6765);
   BOOST_TEST(y == 1);
@@ -370,10 +368,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(tasks_as_senders, S, all_schedulers) {
   BOOST_TEST(a == 610);
   BOOST_TEST(b == 610);
   // The task's exception: set_error, rethrown by sync_wait.
-  BOOST_CHECK_EXCEPTION(ex::sync_wait(tine::execution::as_sender(pool.s, throws_after_forks, 12)),
-                        std::runtime_error, [](const std::runtime_error& e) {
-                          return std::string(e.what()) == "task failed";
-                        });
+  BOOST_CHECK_EXCEPTION(
+      ex::sync_wait(tine::execution::as_sender(pool.s, throws_after_forks, 12)), std::runtime_error,
+      [](const std::runtime_error& e) { return std::string(e.what()) == "task failed"; });
   // A root stopped by tine itself: set_stopped (sync_wait gives an empty optional).
   BOOST_TEST(!ex::sync_wait(tine::execution::as_sender(pool.s, stops_its_own_root)).has_value());
 }
@@ -386,8 +383,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(receiver_stop_reaches_the_root, S, all_schedulers)
     record r;
     r.stop.request_stop();
     spinning.store(0);
-    auto op = ex::connect(tine::execution::as_sender(pool.s, spin_until_stopped),
-                          recording_receiver{&r});
+    auto op =
+        ex::connect(tine::execution::as_sender(pool.s, spin_until_stopped), recording_receiver{&r});
     ex::start(op);
     r.wait_done();
     BOOST_TEST(r.stops.load() == 1);
@@ -399,8 +396,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(receiver_stop_reaches_the_root, S, all_schedulers)
   {
     record r;
     spinning.store(0);
-    auto op = ex::connect(tine::execution::as_sender(pool.s, spin_until_stopped),
-                          recording_receiver{&r});
+    auto op =
+        ex::connect(tine::execution::as_sender(pool.s, spin_until_stopped), recording_receiver{&r});
     ex::start(op);
     const auto until = std::chrono::steady_clock::now() + 20s;
     while (spinning.load() == 0 && std::chrono::steady_clock::now() < until) {
@@ -465,9 +462,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(stops_at_random_moments_complete_exactly_once, S, 
 
 template <typename Sch>
 tine::task<long> awaits_another_pool(Sch other, tine::scheduler_ref home, int n, int* wrong) {
-  const long v = co_await ex::starts_on(other, ex::just(n) | ex::then([](int k) {
-                                                  return fib_serial(k);
-                                                }));
+  const long v =
+      co_await ex::starts_on(other, ex::just(n) | ex::then([](int k) { return fib_serial(k); }));
   if (!(tine::current_scheduler() == home)) {
     ++*wrong;  // resumed elsewhere than on its own scheduler
   }
@@ -492,7 +488,7 @@ tine::task<long> many_awaits(Sch other, int depth) {
 
 tine::task<int> every_channel() {
   int seen = 0;
-  co_await ex::just();  // void
+  co_await ex::just();                      // void
   auto [i, d] = co_await ex::just(1, 2.5);  // a tuple
   const std::string s = co_await ex::just(std::string("a string, long enough to allocate"));
   if (i == 1 && d == 2.5 && s.size() == 33) {
@@ -533,8 +529,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(senders_awaited_in_tasks, S, all_schedulers) {
   exec::static_thread_pool other(2);
   int wrong = 0;
   BOOST_TEST(tine::sync_wait(pool.s, awaits_another_pool<decltype(other.get_scheduler())>,
-                             other.get_scheduler(), tine::scheduler_ref(pool.s), 15, &wrong) ==
-             2 * fib_serial(15));
+                             other.get_scheduler(), tine::scheduler_ref(pool.s), 15,
+                             &wrong) == 2 * fib_serial(15));
   BOOST_TEST(wrong == 0);
   // Across two tine pools, in both directions.
   tine::lazy_pool<> second(2);
@@ -571,13 +567,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bulk_stopped_while_running, S, all_schedulers) {
     std::atomic<bool> first{true};
     std::atomic<long> visited{0};
     constexpr std::size_t n = 100'000;
-    auto op = ex::connect(ex::schedule(sch) | ex::bulk(ex::par, n, [&](std::size_t) {
-                            if (first.exchange(false)) {
-                              r.stop.request_stop();
-                            }
-                            visited.fetch_add(1, std::memory_order_relaxed);
-                          }),
-                          recording_receiver{&r});
+    auto op =
+        ex::connect(ex::schedule(sch) | ex::bulk(ex::par, n,
+                                                 [&](std::size_t) {
+                                                   if (first.exchange(false)) {
+                                                     r.stop.request_stop();
+                                                   }
+                                                   visited.fetch_add(1, std::memory_order_relaxed);
+                                                 }),
+                    recording_receiver{&r});
     ex::start(op);
     r.wait_done();
     BOOST_TEST_REQUIRE(r.completions() == 1);
@@ -589,8 +587,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(bulk_stopped_while_running, S, all_schedulers) {
 BOOST_AUTO_TEST_CASE(a_refused_submission_completes_with_set_error) {
   refusing_scheduler refusing;
   auto sch = tine::execution::scheduler(refusing);
-  BOOST_CHECK_EXCEPTION(ex::sync_wait(ex::schedule(sch)), std::runtime_error,
-                        [](const std::runtime_error& e) { return std::string(e.what()) == "no room"; });
+  BOOST_CHECK_EXCEPTION(
+      ex::sync_wait(ex::schedule(sch)), std::runtime_error,
+      [](const std::runtime_error& e) { return std::string(e.what()) == "no room"; });
   // A scheduler_ref is held by value: the P2300 scheduler outlives the temporary reference.
   tine::lazy_pool<> pool(1);
   auto by_ref = tine::execution::scheduler(tine::scheduler_ref(pool));
@@ -666,15 +665,17 @@ BOOST_AUTO_TEST_CASE(shutdown_completes_every_started_schedule) {
   watchdog dog(60s);
   constexpr int n = 2000;
   std::vector<std::unique_ptr<record>> records;
-  using op_type = ex::connect_result_t<
-      ex::schedule_result_t<tine::execution::scheduler<tine::lazy_pool<>>>, recording_receiver>;
+  using op_type =
+      ex::connect_result_t<ex::schedule_result_t<tine::execution::scheduler<tine::lazy_pool<>>>,
+                           recording_receiver>;
   std::vector<std::unique_ptr<op_type>> ops(n);
   {
     tine::lazy_pool<> pool(2);
     auto sch = tine::execution::scheduler(pool);
     for (int i = 0; i < n; ++i) {
       records.push_back(std::make_unique<record>());
-      ops[i].reset(new op_type(ex::connect(ex::schedule(sch), recording_receiver{records.back().get()})));
+      ops[i].reset(
+          new op_type(ex::connect(ex::schedule(sch), recording_receiver{records.back().get()})));
       ex::start(*ops[i]);
     }
   }  // the pool's destructor waits for the submissions queued on it

@@ -300,14 +300,14 @@ BOOST_AUTO_TEST_CASE(cpus_outside_the_process_are_left_out) {
 
   // Asked for the other one only: nothing left, and the message says what was asked and allowed.
   const std::vector<unsigned> other{allowed.back()};
-  BOOST_CHECK_EXCEPTION(tine::topology::discover(1, other), std::invalid_argument,
-                        [&](const auto& e) {
-                          return message_is(
-                              e, "tine::topology::discover: this process may not run on any of "
-                                 "the cpus " +
-                                     std::to_string(allowed.back()) + " (it may run on " +
-                                     std::to_string(allowed.front()) + ")");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      tine::topology::discover(1, other), std::invalid_argument, [&](const auto& e) {
+        return message_is(e,
+                          "tine::topology::discover: this process may not run on any of "
+                          "the cpus " +
+                              std::to_string(allowed.back()) + " (it may run on " +
+                              std::to_string(allowed.front()) + ")");
+      });
 }
 
 BOOST_AUTO_TEST_CASE(unknown_and_empty_sets_throw_with_a_precise_message) {
@@ -327,11 +327,10 @@ BOOST_AUTO_TEST_CASE(unknown_and_empty_sets_throw_with_a_precise_message) {
         BOOST_TEST(text.substr(0, start.size()) == start);
         return text.substr(0, start.size()) == start;
       });
-  BOOST_CHECK_EXCEPTION(tine::topology::discover(0, absurd), std::invalid_argument,
-                        [](const auto& e) {
-                          return message_is(
-                              e, "tine::topology::discover: n_workers must be at least 1, got 0");
-                        });
+  BOOST_CHECK_EXCEPTION(
+      tine::topology::discover(0, absurd), std::invalid_argument, [](const auto& e) {
+        return message_is(e, "tine::topology::discover: n_workers must be at least 1, got 0");
+      });
 }
 
 BOOST_AUTO_TEST_CASE(hwloc_synthetic_one_node_of_two) {
@@ -354,13 +353,13 @@ BOOST_AUTO_TEST_CASE(hwloc_synthetic_one_node_of_two) {
   BOOST_TEST(both.numa_nodes() == 2U);
   BOOST_TEST(both.numa_node(1) == 1U);
   BOOST_TEST(both.distance(0, 1) == 2U);
-  BOOST_CHECK_EXCEPTION(
-      tine::topology::discover(1, std::vector<unsigned>{16}), std::invalid_argument,
-      [](const auto& e) {
-        return message_is(e,
-                          "tine::topology::discover: there is no cpu 16 on this machine (its "
-                          "cpus are 0-15)");
-      });
+  BOOST_CHECK_EXCEPTION(tine::topology::discover(1, std::vector<unsigned>{16}),
+                        std::invalid_argument, [](const auto& e) {
+                          return message_is(
+                              e,
+                              "tine::topology::discover: there is no cpu 16 on this machine (its "
+                              "cpus are 0-15)");
+                        });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -139,9 +139,8 @@ BOOST_AUTO_TEST_CASE(stats_printed_to_stderr) {
 
 BOOST_AUTO_TEST_CASE(both_and_a_small_buffer) {
   const auto dir = scratch("both");
-  const tine_tests::death_result r = run_with({{"TINE_TRACE", (dir / "t").string()},
-                                               {"TINE_STATS", "yes"},
-                                               {"TINE_TRACE_EVENTS", "4"}});
+  const tine_tests::death_result r = run_with(
+      {{"TINE_TRACE", (dir / "t").string()}, {"TINE_STATS", "yes"}, {"TINE_TRACE_EVENTS", "4"}});
   BOOST_TEST(r.exit_code == 0);
   // Without ".json" the number is appended; four events per worker cannot hold a run.
   BOOST_TEST(std::filesystem::exists(dir / "t"));
@@ -174,8 +173,7 @@ BOOST_AUTO_TEST_CASE(pool_with_its_own_observer_ignores_them) {
 }
 
 BOOST_AUTO_TEST_CASE(unwritable_trace_is_reported) {
-  const tine_tests::death_result r =
-      run_with({{"TINE_TRACE", "/nonexistent-dir-of-tine/t.json"}});
+  const tine_tests::death_result r = run_with({{"TINE_TRACE", "/nonexistent-dir-of-tine/t.json"}});
   BOOST_TEST(r.exit_code == 0);  // the program's work is done; only the trace is lost
   BOOST_TEST(r.stderr_text.find("tine: TINE_TRACE: tine::trace_observer: cannot write the trace "
                                 "to '/nonexistent-dir-of-tine/t.json'") != std::string::npos,
@@ -187,8 +185,8 @@ BOOST_AUTO_TEST_CASE(malformed_event_count_stops_the_program) {
     const tine_tests::death_result r =
         run_with({{"TINE_TRACE", "/tmp/unused.json"}, {"TINE_TRACE_EVENTS", bad}});
     BOOST_TEST(r.aborted, "TINE_TRACE_EVENTS=" << bad);
-    BOOST_TEST(r.stderr_text.find(
-                   "TINE_TRACE_EVENTS must be a number of events per worker, at least 2") !=
-               std::string::npos);
+    BOOST_TEST(
+        r.stderr_text.find("TINE_TRACE_EVENTS must be a number of events per worker, at least 2") !=
+        std::string::npos);
   }
 }

@@ -38,7 +38,9 @@ std::vector<unsigned> allowed_cpus() {
 
 /// Where discover(n) puts worker k: where a pool's worker goes when the pools before it hold the
 /// first k places of a discover layout.
-unsigned discovered_cpu(std::size_t n, std::size_t k) { return *tine::topology::discover(n).cpu(k); }
+unsigned discovered_cpu(std::size_t n, std::size_t k) {
+  return *tine::topology::discover(n).cpu(k);
+}
 
 tine::task<int> cpu_here() { co_return sched_getcpu(); }
 
@@ -120,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_larger_pool_continues_where_the_first_stopped) {
 
 BOOST_AUTO_TEST_CASE(an_explicit_topology_pins_as_told_and_counts) {
   const unsigned first = discovered_cpu(1, 0);
-  tine::busy_pool a(1);                                // default: the first core
+  tine::busy_pool a(1);                               // default: the first core
   tine::lazy_pool told(tine::topology::discover(1));  // told: the first core as well
   BOOST_TEST(*told.topology().cpu(0) == first);
   BOOST_TEST(tine::cpu_claim::workers_on(first) == 2U);

@@ -197,8 +197,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(outside_submissions_do_not_wait_for_a_busy_worker,
   Pool pool(2);
   std::atomic<bool> started{false};
   std::atomic<bool> release{false};
-  std::thread holder([&] { BOOST_TEST(tine::sync_wait(pool.worker(0), hold_worker, &started,
-                                                      &release) == 1); });
+  std::thread holder(
+      [&] { BOOST_TEST(tine::sync_wait(pool.worker(0), hold_worker, &started, &release) == 1); });
   while (!started.load()) {
     std::this_thread::yield();
   }

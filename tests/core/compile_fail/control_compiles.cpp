@@ -4,8 +4,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <vector>
 #include <tine/core/core.hpp>
+#include <vector>
 
 tine::task<int> consume(std::string s) { co_return static_cast<int>(s.size()); }
 inline constexpr auto twice = [](auto x) -> tine::task<int> { co_return 2 * x; };

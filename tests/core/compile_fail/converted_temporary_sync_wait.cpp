@@ -1,6 +1,6 @@
 // EXPECT: tine::fork/call/sync_wait: an argument must be converted to bind to a reference parameter
-#include <tine/core/core.hpp>
 #include <string>
+#include <tine/core/core.hpp>
 
 tine::task<int> length(const std::string& s) { co_return static_cast<int>(s.size()); }
 

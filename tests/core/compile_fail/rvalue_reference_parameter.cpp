@@ -1,6 +1,6 @@
 // EXPECT: a task may not take a parameter by rvalue reference
-#include <tine/core/core.hpp>
 #include <string>
+#include <tine/core/core.hpp>
 
 tine::task<int> consume(std::string&& s) { co_return static_cast<int>(s.size()); }
 

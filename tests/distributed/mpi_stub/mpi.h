@@ -114,8 +114,8 @@ int MPI_Get(void* out, int out_count, MPI_Datatype out_type, int rank, MPI_Aint 
             int count, MPI_Datatype type, MPI_Win window);
 int MPI_Put(const void* in, int in_count, MPI_Datatype in_type, int rank, MPI_Aint displacement,
             int count, MPI_Datatype type, MPI_Win window);
-int MPI_Fetch_and_op(const void* in, void* out, MPI_Datatype type, int rank,
-                     MPI_Aint displacement, MPI_Op op, MPI_Win window);
+int MPI_Fetch_and_op(const void* in, void* out, MPI_Datatype type, int rank, MPI_Aint displacement,
+                     MPI_Op op, MPI_Win window);
 int MPI_Compare_and_swap(const void* in, const void* compare, void* out, MPI_Datatype type,
                          int rank, MPI_Aint displacement, MPI_Win window);
 

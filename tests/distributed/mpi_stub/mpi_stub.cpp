@@ -77,8 +77,8 @@ void copy(unsigned char* to, const unsigned char* from, int count, MPI_Datatype 
   }
   if (type == 8) {
     for (int i = 0; i < count; ++i) {
-      std::int64_t v = __atomic_load_n(reinterpret_cast<const std::int64_t*>(from) + i,
-                                       __ATOMIC_SEQ_CST);
+      std::int64_t v =
+          __atomic_load_n(reinterpret_cast<const std::int64_t*>(from) + i, __ATOMIC_SEQ_CST);
       __atomic_store_n(reinterpret_cast<std::int64_t*>(to) + i, v, __ATOMIC_SEQ_CST);
     }
     return;
@@ -163,15 +163,14 @@ int MPI_Barrier(MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
-int MPI_Allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op,
-                  MPI_Comm comm) {
+int MPI_Allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op, MPI_Comm comm) {
   check_comm(comm);
   std::memmove(out, in, static_cast<std::size_t>(count) * static_cast<std::size_t>(type));
   return MPI_SUCCESS;
 }
 
-int MPI_Allgather(const void* in, int in_count, MPI_Datatype in_type, void* out, int,
-                  MPI_Datatype, MPI_Comm comm) {
+int MPI_Allgather(const void* in, int in_count, MPI_Datatype in_type, void* out, int, MPI_Datatype,
+                  MPI_Comm comm) {
   check_comm(comm);
   std::memmove(out, in, static_cast<std::size_t>(in_count) * static_cast<std::size_t>(in_type));
   return MPI_SUCCESS;
@@ -371,8 +370,8 @@ int MPI_Put(const void* in, int in_count, MPI_Datatype in_type, int rank, MPI_Ai
   return MPI_SUCCESS;
 }
 
-int MPI_Fetch_and_op(const void* in, void* out, MPI_Datatype type, int rank,
-                     MPI_Aint displacement, MPI_Op op, MPI_Win w) {
+int MPI_Fetch_and_op(const void* in, void* out, MPI_Datatype type, int rank, MPI_Aint displacement,
+                     MPI_Op op, MPI_Win w) {
   check_rank(rank);
   if (type != 8) {
     misuse("MPI_Fetch_and_op on other than 64-bit words");
@@ -381,10 +380,17 @@ int MPI_Fetch_and_op(const void* in, void* out, MPI_Datatype type, int rank,
   const std::int64_t operand = *static_cast<const std::int64_t*>(in);
   std::int64_t old = 0;
   switch (op) {
-    case MPI_SUM: old = __atomic_fetch_add(word, operand, __ATOMIC_SEQ_CST); break;
-    case MPI_REPLACE: old = __atomic_exchange_n(word, operand, __ATOMIC_SEQ_CST); break;
-    case MPI_NO_OP: old = __atomic_load_n(word, __ATOMIC_SEQ_CST); break;
-    default: misuse("MPI_Fetch_and_op with an operation the stub lacks");
+    case MPI_SUM:
+      old = __atomic_fetch_add(word, operand, __ATOMIC_SEQ_CST);
+      break;
+    case MPI_REPLACE:
+      old = __atomic_exchange_n(word, operand, __ATOMIC_SEQ_CST);
+      break;
+    case MPI_NO_OP:
+      old = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+      break;
+    default:
+      misuse("MPI_Fetch_and_op with an operation the stub lacks");
   }
   *static_cast<std::int64_t*>(out) = old;
   return MPI_SUCCESS;
