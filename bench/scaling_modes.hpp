@@ -42,10 +42,10 @@ inline std::string value(int argc, char** argv, const std::string& key, std::str
 
 /// `run(scheduler, what)` runs tine's `what` once and returns whether its result was right.
 template <typename Run>
-int main(int argc, char** argv, const std::vector<std::string>& whats, Run run) {
+int main(int argc, char** argv, const std::vector<std::string>& workloads, Run run) {
   const int reps = std::max(1, std::atoi(value(argc, argv, "reps", "1").c_str()));
   if (has(argc, argv, "--plain")) {
-    const std::string what = value(argc, argv, "what", whats.front());
+    const std::string what = value(argc, argv, "what", workloads.front());
     const std::string pool = value(argc, argv, "pool", "busy");
     const auto workers =
         static_cast<std::size_t>(std::atoi(value(argc, argv, "workers", "1").c_str()));
@@ -69,7 +69,7 @@ int main(int argc, char** argv, const std::vector<std::string>& whats, Run run) 
   }
   const int repeats = std::max(1, std::atoi(value(argc, argv, "repeats", "3").c_str()));
   int status = 0;
-  for (const std::string& what : whats) {
+  for (const std::string& what : workloads) {
     if (const std::string only = value(argc, argv, "what", ""); !only.empty() && only != what) {
       continue;
     }

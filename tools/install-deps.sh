@@ -37,6 +37,8 @@ packages=(
   g++               # GCC 12, libstdc++, libgomp and the sanitizer runtimes
   clang-16          # --config=clang (with GCC's libstdc++; OpenMP from libomp-dev below)
   python3           # tools/tally.py
+  clang-format-16   # tools/check_format.sh (pinned: formatting differs between versions)
+  codespell         # tools/check_spelling.sh
   cmake pkg-config  # tools/check_cmake_consumers.sh: tine built and used with CMake, pkg-config
   libhwloc-dev hwloc  # topology (library; lstopo to look at the machine)
   libboost-test-dev

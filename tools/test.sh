@@ -149,6 +149,17 @@ rc=$?
 echo "=== tools/check_buildifier.sh exited $rc"
 checks+=(--check "buildifier=$rc")
 
+# The style: every C++ file as clang-format-16 formats it, codespell finds no misspelling, and
+# docs/structure.md lists every library file and states the real layer dependencies (seconds).
+for check in tools/check_format.sh tools/check_spelling.sh tools/check_structure.py; do
+  echo "=== $check"
+  "$check" </dev/null
+  rc=$?
+  echo "=== $check exited $rc"
+  name="${check#tools/check_}"
+  checks+=(--check "${name%.*}=$rc")
+done
+
 # tine installed with CMake and used through find_package, add_subdirectory, FetchContent and
 # pkg-config (examples/cmake_consumer); about a minute.
 if [ "${TINE_SKIP_CMAKE_CONSUMERS:-0}" != 1 ]; then

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Checks that docs/structure.md describes the library as it is.
+
+1. Every library source file (the headers and sources of the layers below, and tine.hpp) has a
+   line in the annotated tree, and every file the tree names under those layers exists.
+2. The table "Layer dependencies" states exactly the layers each layer's files include
+   (`#include <tine/LAYER/...>`): a dependency in the code but not in the table, or in the table
+   but not in the code, fails.
+
+usage: check_structure.py [docs/structure.md]   (run from the repository's root)
+"""
+import os
+import re
+import subprocess
+import sys
+
+LAYERS = ["core", "policies", "schedulers", "algorithms", "analysis", "execution", "testing",
+          "distributed"]
+SOURCE = re.compile(r"\.(hpp|cpp|h)$")
+INCLUDE = re.compile(r'^\s*#\s*include\s*<tine/([a-z_]+)/')
+
+
+def library_files():
+    try:
+        listed = subprocess.check_output(["git", "ls-files", *LAYERS], text=True,
+                                         stderr=subprocess.DEVNULL).split()
+    except (OSError, subprocess.CalledProcessError):  # an unpacked release archive
+        listed = [os.path.join(d, f) for layer in LAYERS for d, _, fs in os.walk(layer)
+                  for f in fs]
+    return sorted(f for f in listed if SOURCE.search(f))
+
+
+def tree_entries(text):
+    """The paths the first fenced block names: two spaces of indent per folder level."""
+    block = re.search(r"```\n(.*?)```", text, re.S).group(1)
+    folders, paths = [], set()
+    for line in block.splitlines():
+        # "NAME  description", "A.hpp, B.hpp  description" or "NAME.hpp/.cpp  description"
+        m = re.match(r"^( *)([^\s,]+(?:, [^\s,]+)*)(?: |$)", line)
+        if not m or len(m.group(1)) % 2:
+            continue  # a continuation line of a description
+        depth = len(m.group(1)) // 2
+        if depth > len(folders):
+            continue  # deeper than any open folder: description text
+        del folders[depth:]
+        names = m.group(2).split(", ")
+        if len(names) == 1 and names[0].endswith("/"):
+            folders.append(names[0])
+            continue
+        for name in names:
+            stem, both = (name[:-len("/.cpp")], True) if name.endswith("/.cpp") else (name, False)
+            paths.add("".join(folders) + stem)
+            if both:
+                paths.add("".join(folders) + re.sub(r"\.hpp$", ".cpp", stem))
+    return paths
+
+
+def stated_dependencies(text):
+    section = re.search(r"^## Layer dependencies\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not section:
+        raise SystemExit("docs/structure.md: no '## Layer dependencies' section")
+    stated = {}
+    for row in re.findall(r"^\| *`([a-z_]+)/` *\|([^|\n]*)\|", section.group(1), re.M):
+        stated[row[0]] = set(re.findall(r"`([a-z_]+)/`", row[1]))
+    return stated
+
+
+def real_dependencies(files):
+    real = {layer: set() for layer in LAYERS}
+    for f in files:
+        layer = f.split("/")[0]
+        for line in open(f, encoding="utf-8"):
+            m = INCLUDE.match(line)
+            if m and m.group(1) != layer:
+                real[layer].add(m.group(1))
+    return real
+
+
+def main():
+    page = sys.argv[1] if len(sys.argv) > 1 else "docs/structure.md"
+    text = open(page, encoding="utf-8").read()
+    files = library_files()
+    listed = tree_entries(text)
+    failures = []
+    for f in files:
+        if f not in listed:
+            failures.append(f"{f}: a library file the tree in {page} does not list")
+    for p in sorted(listed):
+        if p.split("/")[0] in LAYERS and SOURCE.search(p) and p not in files:
+            failures.append(f"{p}: listed in {page} but no such file")
+    stated, real = stated_dependencies(text), real_dependencies(files)
+    for layer in LAYERS:
+        if layer not in stated:
+            failures.append(f"{layer}/: no row in {page}'s layer dependencies")
+            continue
+        for dep in sorted(real[layer] - stated[layer]):
+            failures.append(f"{layer}/ includes {dep}/, which {page}'s table does not state")
+        for dep in sorted(stated[layer] - real[layer]):
+            failures.append(f"{layer}/: {page}'s table says it uses {dep}/, but no file does")
+    for f in failures:
+        print(f)
+    print(f"check_structure: {len(files)} library files, {len(LAYERS)} layers, "
+          f"{len(failures)} problems")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
