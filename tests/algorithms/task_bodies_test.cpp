@@ -35,7 +35,9 @@ std::vector<long> values(std::size_t n) {
 }
 
 // A body that forks: the element's square as the sum of two halves computed in parallel.
-tine::task<long> half_square(long x, int half) { co_return half == 0 ? x* x / 2 : x* x - x* x / 2; }
+tine::task<long> half_square(long x, int half) {
+  co_return (half == 0 ? x * x / 2 : x * x - x * x / 2);
+}
 tine::task<long> square(long x) {
   long a = 0;
   long b = 0;
@@ -188,7 +190,7 @@ TINE_SCHEDULER_TEST_CASE(reduce_and_transform_reduce, schedulers) {
       }
       BOOST_TEST(tine::transform_reduce(
                      sched, v, w.begin(), 3L, plus_task,
-                     [](long x, long y) -> tine::task<long> { co_return x* y; }, g) == dot);
+                     [](long x, long y) -> tine::task<long> { co_return (x * y); }, g) == dot);
       // Non-commutative: the combinations keep their order.
       std::vector<std::string> words(n);
       std::string joined = "<";
@@ -294,7 +296,7 @@ TINE_SCHEDULER_TEST_CASE(a_throwing_task_body_reaches_the_caller, schedulers) {
         if (static_cast<std::size_t>(x) == at) {
           throw tine_test::test_error("transform");
         }
-        co_return x* x;
+        co_return (x * x);
       };
       BOOST_CHECK_THROW(
           (void)tine::transform_reduce(sched, v, 0L, plus_task, throwing_square, tine::grain{3}),

@@ -11,7 +11,7 @@
 
 namespace {
 
-tine::task<long> square(long i) { co_return i* i; }
+tine::task<long> square(long i) { co_return (i * i); }
 
 // The typical use: a buffer for the partial results of a fork-join scope.
 tine::task<long> sum_of_squares(long n) {

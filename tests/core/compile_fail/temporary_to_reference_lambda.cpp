@@ -6,7 +6,7 @@ struct Big {
 };
 
 tine::task<int> parent() {
-  auto value_of = [](int scale, const Big& b) -> tine::task<int> { co_return scale* b.value; };
+  auto value_of = [](int scale, const Big& b) -> tine::task<int> { co_return (scale * b.value); };
   int n = 0;
   co_await tine::fork(&n, value_of, 2, Big{21});  // Big{21} dangles; 2 is copied
   co_await tine::join();

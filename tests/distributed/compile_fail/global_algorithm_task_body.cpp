@@ -1,6 +1,7 @@
-// EXPECT: tine::for_each on a global span: f must be callable as f(element&) and must not return a
-// task AT_MOST_LINES: 42 An element function that is a task, over a global span: refused (a leaf
-// keeps its elements checked out while it calls the function).
+// EXPECT: tine::for_each on a global span: f must be callable as f(element&) and must not return a task
+// AT_MOST_LINES: 42
+// An element function that is a task, over a global span: refused (a leaf keeps its elements
+// checked out while it calls the function).
 #include <tine/distributed/distributed.hpp>
 
 void run(tine::mpi_pool<>& pool, tine::mpi::global_span<double> s) {
