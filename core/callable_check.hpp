@@ -2,12 +2,14 @@
 #define TINE_CORE_CALLABLE_CHECK_HPP
 
 /// \file callable_check.hpp
-/// Compile-time checks of what `tine::fork`, `tine::call` and `tine::sync_wait` are given, run in
+/// Compile-time checks of what `tine::fork`, `tine::call`, `tine::sync_wait` and `tine::spawn` are
+/// given, run in
 /// the order a reader needs them: `fn` can be called with `args...`, the call returns a
-/// `tine::task<T>`, the result variable has type T, the callable outlives the child, and the
-/// arguments outlive it (core/argument_check.hpp). Each check runs only when the ones before it
-/// passed, and the function templates take any argument types (no constraint), so a mistake is
-/// reported by one `static_assert` in one sentence instead of a list of rejected candidates.
+/// `tine::task<T>`, the result variable has type T (or a root's can be stored), the callable
+/// outlives the child, and the arguments outlive it (core/argument_check.hpp). Each check runs only
+/// when the ones before it passed, and the function templates take any argument types (no
+/// constraint), so a mistake is reported by one `static_assert` in one sentence instead of a list
+/// of rejected candidates.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -26,7 +28,7 @@ struct task_value<task<T>> {
 };
 
 /// Which public function is checked: the messages name it.
-enum class entry { fork, call, sync_wait };
+enum class entry { fork, call, sync_wait, spawn };
 
 /// A stateful temporary callable would dangle: the child refers to the callable.
 template <typename F>
@@ -48,15 +50,22 @@ concept callable_first = !result_pointer<X>;
 template <entry Entry, typename R, typename F, typename... Args>
 consteval bool check_task_call() {
   using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
-  if constexpr (Entry == entry::sync_wait) {
+  if constexpr (Entry == entry::sync_wait || Entry == entry::spawn) {
     constexpr bool storable =
         std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>);
-    static_assert(storable,
-                  "tine::sync_wait: the root task's return type must be default-constructible and "
-                  "move-assignable");
-    // The root task is created inside the worker from references to `args`: a conversion
-    // temporary made there would die before the task runs.
-    check_arguments<false, F, Args...>();
+    if constexpr (Entry == entry::sync_wait) {
+      static_assert(storable,
+                    "tine::sync_wait: the root task's return type must be default-constructible "
+                    "and move-assignable");
+      // The root task is created inside the worker from references to `args`: a conversion
+      // temporary made there would die before the task runs. (spawn's arguments are copies
+      // in its state, which outlive the root.)
+      check_arguments<false, F, Args...>();
+    } else {
+      static_assert(storable,
+                    "tine::spawn: the root task's return type must be default-constructible and "
+                    "move-assignable (the future holds one that the task assigns)");
+    }
     return storable;
   } else {
     constexpr bool same_result = std::is_void_v<R> || std::is_same_v<R, T>;
@@ -86,10 +95,15 @@ consteval bool check_task_function() {
     static_assert(invocable,
                   "tine::call: fn cannot be called with these arguments (compare their number and "
                   "types with fn's parameters)");
-  } else {
+  } else if constexpr (Entry == entry::sync_wait) {
     static_assert(invocable,
                   "tine::sync_wait(sched, fn, args...): fn cannot be called with these arguments "
                   "(compare their number and types with fn's parameters)");
+  } else {
+    static_assert(invocable,
+                  "tine::spawn(sched, fn, args...): fn cannot be called with these arguments "
+                  "(compare their number and types with fn's parameters; spawn passes copies of "
+                  "the arguments, as lvalues)");
   }
   if constexpr (!invocable) {
     return false;
@@ -104,11 +118,15 @@ consteval bool check_task_function() {
                     "tine::call: fn(args...) must return tine::task<T>: only a coroutine "
                     "returning tine::task<T> can be called as a child task (call a plain "
                     "function directly)");
-    } else {
+    } else if constexpr (Entry == entry::sync_wait) {
       static_assert(returns_task,
                     "tine::sync_wait(sched, fn, args...): fn(args...) must return "
                     "tine::task<T>: only a coroutine returning tine::task<T> can run on a "
                     "scheduler");
+    } else {
+      static_assert(returns_task,
+                    "tine::spawn(sched, fn, args...): fn(args...) must return tine::task<T>: only "
+                    "a coroutine returning tine::task<T> can run on a scheduler");
     }
     if constexpr (!returns_task) {
       return false;
@@ -121,7 +139,7 @@ consteval bool check_task_function() {
   }
 }
 
-/// Called by fork, call and sync_wait where the checks above refused `fn(args...)`: if the
+/// Called by fork, call, sync_wait and spawn where the checks above refused `fn(args...)`: if the
 /// reason is the task's result type (a reference, const), completing the task type makes class
 /// task give its one sentence, also when fn was only declared. Outside the checks, which run in
 /// constant evaluation: Clang does not evaluate a consteval function that completed a class whose

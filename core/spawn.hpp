@@ -28,7 +28,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/cancelled.hpp>
+#include <tine/core/callable_check.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/future.hpp>
@@ -42,13 +42,6 @@
 
 namespace tine {
 namespace detail {
-
-template <typename X>
-struct spawned_value;
-template <typename T>
-struct spawned_value<task<T>> {
-  using type = T;
-};
 
 /// The root's state: its future's, plus the callable, the arguments, the submission, and the
 /// link to a stop token the root was spawned with.
@@ -84,17 +77,7 @@ class spawn_state final : public future_state<T>, public submit_node {
 
   static void start(submit_node* node) {
     auto* self = static_cast<spawn_state*>(node);
-    if (self->context.stop.load(std::memory_order_acquire)) {
-      // Stopped before it started: it never does.
-      self->exception = std::make_exception_ptr(cancelled());
-      self->complete();
-      return;
-    }
-    T* result = nullptr;
-    if constexpr (!std::is_void_v<T>) {
-      result = &self->value;
-    }
-    start_root<T>(self, result, [self] {
+    start_submitted_root<T>(self, [self] {
       return std::apply([self](Args&... a) { return std::invoke(self->m_fn, a...); }, self->m_args);
     });
   }
@@ -104,49 +87,39 @@ class spawn_state final : public future_state<T>, public submit_node {
   stop_forwarding<stop_this> m_link;
 };
 
-/// spawn, with the root's stop linked to `token` (null: none).
+/// spawn, with the root's stop linked to `token` (null: none). `fn` and `args` are not
+/// constrained: a mistake is reported by one static_assert (core/callable_check.hpp), for the
+/// copies the root is called with.
 template <typename S, typename F, typename... Args>
 auto spawn_linked(const std::stop_token* token, S&& sched, F&& fn, Args&&... args) {
   using Fn = std::decay_t<F>;
-  static_assert(std::is_invocable_v<Fn&, std::decay_t<Args>&...>,
-                "tine::spawn(sched, fn, args...): fn cannot be called with these arguments "
-                "(compare their number and types with fn's parameters; spawn passes copies of "
-                "the arguments, as lvalues)");
-  if constexpr (std::is_invocable_v<Fn&, std::decay_t<Args>&...>) {
-    using R = std::invoke_result_t<Fn&, std::decay_t<Args>&...>;
-    static_assert(task_type<R>,
-                  "tine::spawn(sched, fn, args...): fn(args...) must return tine::task<T>: only "
-                  "a coroutine returning tine::task<T> can run on a scheduler");
-    if constexpr (task_type<R>) {
-      using T = typename spawned_value<R>::type;
-      static_assert(
-          std::is_void_v<T> || (std::is_default_constructible_v<T> && std::is_move_assignable_v<T>),
-          "tine::spawn: the root task's return type must be default-constructible and "
-          "move-assignable (the future holds one that the task assigns)");
-      const scheduler_ref target(sched);  // (a scheduler_ref is copied)
-      std::atomic<std::size_t>* pending = target.pending_work();
-      auto state = std::make_unique<spawn_state<T, Fn, std::decay_t<Args>...>>(
-          pending, std::forward<F>(fn), std::forward<Args>(args)...);
-      state->context.scheduler.emplace(target);
-      if (token != nullptr) {
-        state->link(*token);  // noexcept; stops the root at once if the token is stopped
-      }
-      if (pending != nullptr) {
-        // relaxed: the scheduler's destructor runs after this call returns, or not at all
-        // while it holds the root; complete() releases.
-        pending->fetch_add(1, std::memory_order_relaxed);
-      }
-      try {
-        target.schedule(state.get());
-      } catch (...) {
-        // It did not take the root: nothing runs, nothing is pending.
-        if (pending != nullptr) {
-          pending->fetch_sub(1, std::memory_order_relaxed);
-        }
-        throw;
-      }
-      return future_access::make<T>(state.release());
+  if constexpr (check_task_function<entry::spawn, void, Fn&, std::decay_t<Args>&...>()) {
+    using T = typename task_value<std::invoke_result_t<Fn&, std::decay_t<Args>&...>>::type;
+    const scheduler_ref target(sched);  // (a scheduler_ref is copied)
+    std::atomic<std::size_t>* pending = target.pending_work();
+    auto state = std::make_unique<spawn_state<T, Fn, std::decay_t<Args>...>>(
+        pending, std::forward<F>(fn), std::forward<Args>(args)...);
+    state->context.scheduler.emplace(target);
+    if (token != nullptr) {
+      state->link(*token);  // noexcept; stops the root at once if the token is stopped
     }
+    if (pending != nullptr) {
+      // relaxed: the scheduler's destructor runs after this call returns, or not at all
+      // while it holds the root; complete() releases.
+      pending->fetch_add(1, std::memory_order_relaxed);
+    }
+    try {
+      target.schedule(state.get());
+    } catch (...) {
+      // It did not take the root: nothing runs, nothing is pending.
+      if (pending != nullptr) {
+        pending->fetch_sub(1, std::memory_order_relaxed);
+      }
+      throw;
+    }
+    return future_access::make<T>(state.release());
+  } else {
+    explain_refusal<Fn&, std::decay_t<Args>&...>();
   }
 }
 

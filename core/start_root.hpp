@@ -8,9 +8,12 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
+#include <atomic>
 #include <exception>
 #include <type_traits>
+#include <utility>
 
+#include <tine/core/cancelled.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/task.hpp>
@@ -41,6 +44,24 @@ void start_root(root_sink* sink, [[maybe_unused]] T* result, Make&& make) {
   rt.enter(&sink->context);
   rt.views().begin_root();
   rt.resume(handle_of(&p->frame_header));
+}
+
+/// Starts the root a submission carries (sync_wait's job, spawn's state: a `root_sink` and a
+/// `submit_node` with a `value` for a non-void T): a root stopped before it started never starts
+/// and ends with `tine::cancelled`; otherwise `start_root` with its value as the result.
+template <typename T, typename Root, typename Make>
+void start_submitted_root(Root* self, Make&& make) {
+  // acquire, as every reader of the stop flag: it pairs with request_stop's exchange.
+  if (self->context.stop.load(std::memory_order_acquire)) {
+    self->exception = std::make_exception_ptr(cancelled());
+    self->complete();
+    return;
+  }
+  T* result = nullptr;
+  if constexpr (!std::is_void_v<T>) {
+    result = &self->value;
+  }
+  start_root<T>(self, result, std::forward<Make>(make));
 }
 
 }  // namespace tine::detail

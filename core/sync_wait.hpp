@@ -20,7 +20,6 @@
 #include <utility>
 
 #include <tine/core/callable_check.hpp>
-#include <tine/core/cancelled.hpp>
 #include <tine/core/concepts.hpp>
 #include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
@@ -57,17 +56,7 @@ struct root_job : submit_node, waiting_sink, root_result<T> {
 
   static void start(submit_node* node) {
     auto* self = static_cast<root_job*>(node);
-    if (self->context.stop.load(std::memory_order_acquire)) {
-      // Stopped (through its token) before it started: it never does.
-      self->exception = std::make_exception_ptr(cancelled());
-      self->complete();
-      return;
-    }
-    T* result = nullptr;
-    if constexpr (!std::is_void_v<T>) {
-      result = &self->value;
-    }
-    start_root<T>(self, result, [self] {
+    start_submitted_root<T>(self, [self] {
       return std::apply(
           [self](Args&&... a) {
             return std::invoke(std::forward<F>(self->fn), std::forward<Args>(a)...);
@@ -76,6 +65,16 @@ struct root_job : submit_node, waiting_sink, root_result<T> {
     });
   }
 };
+
+/// Refuses a blocking entry (sync_wait, on any scheduler) called on a worker thread, where it
+/// would block the worker instead of running tasks.
+inline void refuse_on_worker() {
+  if (current_worker() != nullptr) {
+    throw std::logic_error(
+        "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
+        "co_await tine::call(&result, fn, args...) instead");
+  }
+}
 
 /// Stops a root's context when a std::stop_token is stopped.
 struct stop_root {
@@ -88,11 +87,7 @@ struct stop_root {
 template <scheduler S, typename F, typename... Args>
 auto sync_wait_linked(const std::stop_token* token, S& sched, F&& fn, Args&&... args) {
   using T = typename task_value<std::invoke_result_t<F, Args...>>::type;
-  if (current_worker() != nullptr) {
-    throw std::logic_error(
-        "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
-        "co_await tine::call(&result, fn, args...) instead");
-  }
+  refuse_on_worker();
   root_job<T, F, Args...> job(std::forward<F>(fn), std::forward<Args>(args)...);
   job.context.scheduler.emplace(sched);
   // Declared after the job, so destroyed before it: once the root is done, a stop of the

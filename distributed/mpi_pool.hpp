@@ -170,11 +170,7 @@ auto sync_wait(mpi_pool<Policy>& pool, F&& fn, Args&&... args) {
     static_assert(std::is_void_v<T> || std::is_trivially_copyable_v<T>,
                   "tine::sync_wait on an mpi_pool: the root task's result type must be trivially "
                   "copyable, because every rank receives a copy of its bytes");
-    if (current_worker() != nullptr) {
-      throw std::logic_error(
-          "tine::sync_wait: called on a worker thread, which would block it; inside a task use "
-          "co_await tine::call(&result, fn, args...) instead");
-    }
+    detail::refuse_on_worker();
     // What every rank must agree on: the function's type and, for a function pointer, which
     // function (code is at the same address on every rank).
     std::uint64_t signature = typeid(std::decay_t<F>).hash_code();
@@ -190,6 +186,8 @@ auto sync_wait(mpi_pool<Policy>& pool, F&& fn, Args&&... args) {
       pool.run_root(&job, job, &job.value, sizeof(T), signature);
       return job.value;
     }
+  } else {
+    detail::explain_refusal<F, Args...>();
   }
 }
 
