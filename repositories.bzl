@@ -82,7 +82,7 @@ int main(int argc, char** argv) { testing::InitGoogleTest(&argc, argv); return R
     main_linkopts = ["-lgtest_main"],
 )
 
-# MPI for //distributed (MPICH: docs/distributed.md says why), fetched only when a target
+# MPI for //distributed (MPICH: docs/distributed_internals.md says why), fetched only when a target
 # that uses it is built. Its headers come from MPICH's own directory, not the generic
 # /usr/include/.../mpi, which Debian points at whichever MPI was installed last.
 MPI_REPOSITORY = dict(

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Projects tine's reduce and sort over a global vector to many ranks, with the data they move
-between ranks (docs/distributed.md, "Projection", "Data movement: sort and reduce").
+between ranks (docs/distributed_projection.md, "Data movement: sort and reduce").
 
 The layout is global_vector's: n elements of 8 bytes (doubles) on P ranks of one worker each,
 rank r holding [r*B, (r+1)*B), B = ceil(n / P). Pieces are cut as tine's algorithms cut them

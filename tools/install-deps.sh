@@ -48,7 +48,7 @@ packages=(
   libbenchmark-dev
   libssl-dev        # libcrypto's SHA-1 for a benchmark
   libomp-dev        # LLVM's OpenMP runtime, for a benchmark peer
-  libmpich-dev mpich  # MPI for distributed/ (MPICH: docs/distributed.md says why)
+  libmpich-dev mpich  # MPI for distributed/ (MPICH: docs/distributed_internals.md says why)
   openmpi-bin libopenmpi-dev  # Open MPI: tools/check_openmpi.sh
 )
 if [ "$with_doxygen" = 1 ]; then

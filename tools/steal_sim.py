@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A small simulator of randomized continuation stealing on a UTS-like tree, for projecting a
-distributed pool's efficiency from per-operation costs (docs/distributed.md, "Projection").
+distributed pool's efficiency from per-operation costs (docs/distributed_projection.md).
 
 The model, deliberately simple:
 - The tree: every node at depth < d has b children (the expected shape of a geometric UTS tree

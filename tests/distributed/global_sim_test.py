@@ -1,8 +1,8 @@
-"""Checks of tools/global_sim.py, the model behind docs/distributed.md's projection of reduce and
-sort over global vectors: one rank moves nothing and takes the serial time, a reduce moves no
-more than its stolen leaves hold, a sort's bytes on 2 and 2^j ranks are the closed forms of its
-block layout (one read and one write of every element per level, no level copied back), and more
-ranks take less time at no more than perfect efficiency."""
+"""Checks of tools/global_sim.py, the model behind docs/distributed_projection.md's figures for
+reduce and sort over global vectors: one rank moves nothing and takes the serial time, a reduce
+moves no more than its stolen leaves hold, a sort's bytes on 2 and 2^j ranks are the closed forms
+of its block layout (one read and one write of every element per level, no level copied back), and
+more ranks take less time at no more than perfect efficiency."""
 import unittest
 
 from tools import global_sim

@@ -1,4 +1,4 @@
-"""Checks of tools/steal_sim.py, the simulator behind docs/distributed.md's projection: the tree's
+"""Checks of tools/steal_sim.py, the simulator behind docs/distributed_projection.md: the tree's
 size, the traversal's bookkeeping, and that a simulated run visits every node exactly once and
 takes a time between the ideal and the serial one plus its overheads."""
 import unittest
