@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <thread>
 
-#include <tine/core/context.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace tine {
 

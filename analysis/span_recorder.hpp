@@ -38,8 +38,8 @@
 
 #include <tine/analysis/analysis.hpp>
 #include <tine/analysis/tick_clock.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/worker_backend.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace tine::detail {
 

@@ -10,7 +10,6 @@
 
 #include <tine/core/cancelled.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/dprng.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/future.hpp>
@@ -27,5 +26,6 @@
 #include <tine/core/task.hpp>
 #include <tine/core/version.hpp>
 #include <tine/core/when_all.hpp>
+#include <tine/core/worker_context.hpp>
 
 #endif  // TINE_CORE_CORE_HPP

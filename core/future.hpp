@@ -47,7 +47,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/future_state.hpp>
 #include <tine/core/parked_task.hpp>
@@ -55,6 +54,7 @@
 #include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>  // dependent_false
+#include <tine/core/worker_context.hpp>
 #include <tine/core/worker_runtime.hpp>
 
 namespace tine {

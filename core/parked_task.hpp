@@ -24,10 +24,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/core/worker_runtime.hpp>
 
 namespace tine::detail {

@@ -64,8 +64,8 @@
 #include <utility>
 
 #include <tine/core/reducer_base.hpp>
-#include <tine/core/strand_views.hpp>
 #include <tine/core/worker_runtime.hpp>
+#include <tine/core/worker_views.hpp>
 
 namespace tine {
 namespace detail {

@@ -6,7 +6,7 @@
 /// fold and destroy its views, how many of them exist, and the lock under which roots fold
 /// their views into the reducer's own value. The runtime keeps each strand's views in a table
 /// keyed by the reducer's address (view_table.hpp) and merges them at joins through these
-/// functions (strand_views.hpp).
+/// functions (worker_views.hpp).
 ///
 /// Merges at joins need no lock: the join counter orders the strands that merge. Roots have no
 /// such order: several can end at once, on different workers, each folding its views into the

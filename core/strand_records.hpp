@@ -2,7 +2,7 @@
 #define TINE_CORE_STRAND_RECORDS_HPP
 
 /// \file strand_records.hpp
-/// Where the records of strands (strand_views.hpp) come from and go back to. Every steal takes
+/// Where the records of strands (worker_views.hpp) come from and go back to. Every steal takes
 /// one and the join that completes the stolen scope gives it back, often on another worker than
 /// the thief's; so each worker keeps a few spare records, hands its surplus to a process-wide
 /// pool, and takes from that pool when it runs out, before it allocates. A program then stops

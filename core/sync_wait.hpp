@@ -21,13 +21,13 @@
 
 #include <tine/core/callable_check.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/start_root.hpp>
 #include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace tine {
 namespace detail {

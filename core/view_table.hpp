@@ -5,7 +5,7 @@
 /// One strand's views of its reducers: an open-addressing hash table (linear probing, at most
 /// half full) from a reducer's address to the strand's view of it. Only the strand that owns the
 /// table touches it, except at a join, where the last strand to arrive merges the tables of the
-/// others (strand_views.hpp), after synchronising with them.
+/// others (worker_views.hpp), after synchronising with them.
 ///
 /// A lookup that hits at the first probe reads the entries pointer, the mask and one entry: the
 /// hot path of `reducer::view()`.

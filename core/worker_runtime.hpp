@@ -4,7 +4,7 @@
 /// \file worker_runtime.hpp
 /// The part of a worker that tine's awaitables use while tasks run: the deque of continuations,
 /// the stacks, and the switch from one coroutine to the next. Internal: scheduler authors use
-/// `tine::worker_context` (context.hpp), which owns one of these.
+/// `tine::worker_context` (worker_context.hpp), which owns one of these.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -19,10 +19,10 @@
 #include <tine/core/join_counter.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/push_checks.hpp>
-#include <tine/core/strand_views.hpp>
 #include <tine/core/worker_backend.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
+#include <tine/core/worker_views.hpp>
 
 namespace tine {
 
@@ -252,7 +252,7 @@ class worker_runtime {
   worker_stacks& stacks() noexcept { return m_stacks; }
   stacklet*& top() noexcept { return m_stacks.top(); }
 
-  /// The record of the strand this worker runs, with tine::reducer's views (strand_views.hpp).
+  /// The record of the strand this worker runs, with tine::reducer's views (worker_views.hpp).
   worker_views& views() noexcept { return m_views; }
 
   /// The observer binding (null when nobody observes this worker); see worker_hooks.hpp.

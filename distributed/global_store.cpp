@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tine/core/context.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/rank_pool.hpp>
 

@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include <tine/core/context.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/distributed/uni_address_region.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>

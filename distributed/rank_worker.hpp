@@ -48,9 +48,9 @@
 #include <utility>
 #include <vector>
 
-#include <tine/core/context.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/join_counter.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
 #include <tine/distributed/offer_slot.hpp>

@@ -21,10 +21,10 @@
 #include <optional>
 #include <vector>
 
-#include <tine/core/context.hpp>
 #include <tine/core/deque.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/worker_backend.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/rank_worker.hpp>
 

@@ -15,8 +15,8 @@
 #include <thread>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/numa_victims.hpp>
 #include <tine/policies/random.hpp>

@@ -16,8 +16,8 @@
 #include <thread>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/schedulers/liveness.hpp>
 
 namespace tine {

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include <tine/core/context.hpp>
 #include <tine/core/owner_fence.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/policies/cpu_claims.hpp>
 #include <tine/policies/random.hpp>

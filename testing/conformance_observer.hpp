@@ -26,8 +26,8 @@
 #include <vector>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/testing/conformance_report.hpp>
 

@@ -14,9 +14,9 @@
 #include <thread>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_backend.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace tine_test {
 

@@ -6,6 +6,9 @@
 2. The table "Layer dependencies" states exactly the layers each layer's files include
    (`#include <tine/LAYER/...>`): a dependency in the code but not in the table, or in the table
    but not in the code, fails.
+3. No file of the repository includes a forwarding header (one whose comment begins "Moved:",
+   kept for users' old include paths): the tree uses the new paths (but for the test of the
+   forwarders themselves).
 
 usage: check_structure.py [docs/structure.md]   (run from the repository's root)
 """
@@ -76,6 +79,29 @@ def real_dependencies(files):
     return real
 
 
+def forwarders(files):
+    """Library headers kept only to forward an old include path to a moved file."""
+    return {f for f in files if f.endswith(".hpp") and
+            re.search(r"^/// Moved:", open(f, encoding="utf-8").read(), re.M)}
+
+
+def includes_of_forwarders(moved):
+    try:
+        tracked = subprocess.check_output(["git", "ls-files"], text=True,
+                                          stderr=subprocess.DEVNULL).split()
+    except (OSError, subprocess.CalledProcessError):
+        tracked = [os.path.join(d, f)[2:] for d, _, fs in os.walk(".") for f in fs]
+    found = []
+    for f in tracked:
+        if not SOURCE.search(f) and not f.endswith(".md") or "forwarding_headers_test" in f:
+            continue  # (that test includes the forwarders on purpose)
+        for n, line in enumerate(open(f, encoding="utf-8", errors="replace"), 1):
+            m = re.match(r'^\s*#\s*include\s*<tine/([\w/]+\.hpp)>', line)
+            if m and m.group(1) in moved:
+                found.append(f"{f}:{n}: includes {m.group(1)}, which only forwards to its new path")
+    return found
+
+
 def main():
     page = sys.argv[1] if len(sys.argv) > 1 else "docs/structure.md"
     text = open(page, encoding="utf-8").read()
@@ -97,6 +123,7 @@ def main():
             failures.append(f"{layer}/ includes {dep}/, which {page}'s table does not state")
         for dep in sorted(stated[layer] - real[layer]):
             failures.append(f"{layer}/: {page}'s table says it uses {dep}/, but no file does")
+    failures += includes_of_forwarders(forwarders(files))
     for f in failures:
         print(f)
     print(f"check_structure: {len(files)} library files, {len(LAYERS)} layers, "

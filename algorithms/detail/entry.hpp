@@ -36,11 +36,11 @@
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/input.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/sync_wait.hpp>
 #include <tine/core/task.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace tine::detail {
 

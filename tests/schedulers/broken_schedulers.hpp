@@ -15,8 +15,8 @@
 #include <vector>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 
 namespace broken {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <tine/core/concepts.hpp>
-#include <tine/core/context.hpp>
 #include <tine/core/submit_node.hpp>
+#include <tine/core/worker_context.hpp>
 
 // N workers; submissions are dealt round-robin into the workers' own queues; a worker runs one
 // submission (when its own deque is empty), then tries its own deque and the others in turn, and

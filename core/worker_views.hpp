@@ -1,7 +1,7 @@
-#ifndef TINE_CORE_STRAND_VIEWS_HPP
-#define TINE_CORE_STRAND_VIEWS_HPP
+#ifndef TINE_CORE_WORKER_VIEWS_HPP
+#define TINE_CORE_WORKER_VIEWS_HPP
 
-/// \file strand_views.hpp
+/// \file worker_views.hpp
 /// Where the views of `tine::reducer` live and when they are made and merged: Cilk's
 /// hyperobject semantics on continuation stealing and Nowa's wait-free join.
 ///
@@ -218,4 +218,4 @@ class worker_views {
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_STRAND_VIEWS_HPP
+#endif  // TINE_CORE_WORKER_VIEWS_HPP
