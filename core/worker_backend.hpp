@@ -103,9 +103,16 @@ class worker_backend {
   virtual const detail::stacklet_source* stacklets() const noexcept { return nullptr; }
 
   /// How exceptions stored in the worker's frames are encoded (null: frames hold the
-  /// `std::exception_ptr`). Installing one also tells the core that frames may leave the process
-  /// (tine::reducer and tine::dprng then refuse to run, with a message).
+  /// `std::exception_ptr`).
   virtual const detail::exception_codec* exceptions() const noexcept { return nullptr; }
+
+  /// True: the frames this worker runs may be copied to another process and continue there (a
+  /// distributed pool's thieves). The core then keeps each returned value for an arrival at a
+  /// parent elsewhere, and tine::reducer and tine::dprng refuse to run, with a message (a view
+  /// lives in one process's heap; a moved frame's ancestors stay behind). Such a backend must
+  /// give an exception codec (`exceptions()`): set_backend ends the program otherwise. False by
+  /// default; read once, at installation.
+  virtual bool frames_leave_process() const noexcept { return false; }
 
  protected:
   worker_backend() = default;

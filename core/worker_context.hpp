@@ -143,6 +143,13 @@ class worker_context {
     }
     m_saved_source = detail::read_tls_stacklet_source();
     m_saved_codec = detail::read_tls_exception_codec();
+    m_saved_leave = detail::frames_may_leave_process();
+    if (backend->frames_leave_process() && backend->exceptions() == nullptr) {
+      detail::fatal(
+          "worker_context::set_backend: the backend's frames may leave the process "
+          "(frames_leave_process()) but it gives no exception codec (exceptions() is null): an "
+          "exception stored in a frame would not mean the same in the other process");
+    }
     detail::set_stacklet_source(backend->stacklets());
     try {
       m_runtime.stacks().renew_from_current_source();
@@ -151,6 +158,7 @@ class worker_context {
       throw;
     }
     detail::set_exception_codec(backend->exceptions());
+    detail::set_frames_leave_process(backend->frames_leave_process());
     m_runtime.set_backend(backend);
   }
 
@@ -331,11 +339,14 @@ class worker_context {
     }
   }
 
-  /// The thread's stacklet source and exception codec as they were before set_backend, restored
-  /// when the backend goes (its stacklets go back to its source when they are freed).
+  /// The thread's stacklet source, exception codec and whether its frames may leave the process,
+  /// as they were before set_backend, restored when the backend goes (its stacklets go back to
+  /// its source when they are freed).
   void uninstall_backend() noexcept {
     m_runtime.set_backend(nullptr);
     detail::set_exception_codec(m_saved_codec);
+    detail::set_frames_leave_process(m_saved_leave);
+    m_saved_leave = false;
     detail::set_stacklet_source(m_saved_source);
     m_saved_codec = nullptr;
     m_saved_source = nullptr;
@@ -344,6 +355,7 @@ class worker_context {
   detail::worker_runtime m_runtime;
   const detail::stacklet_source* m_saved_source = nullptr;
   const detail::exception_codec* m_saved_codec = nullptr;
+  bool m_saved_leave = false;
   intrusive_mpsc<submit_node> m_submitted;
   std::size_t m_worker_count = 0;
   std::optional<scheduler_ref> m_scheduler;

@@ -49,6 +49,7 @@ class worker_lane final : public tine::worker_backend {
   const tine::detail::stacklet_source* stacklets() const noexcept override {
     return m_rank.stacklets();
   }
+  bool frames_leave_process() const noexcept override { return true; }
   const tine::detail::exception_codec* exceptions() const noexcept override {
     return m_rank.exceptions();
   }

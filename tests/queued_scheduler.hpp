@@ -84,7 +84,9 @@ class queued_scheduler {
     // The thief keeps exceptions as the queue's worker does (a distributed pool's workers all
     // have its codec): a frame it resumes may store one that the worker takes, and the reverse.
     const tine::detail::exception_codec* saved = tine::detail::read_tls_exception_codec();
+    const bool saved_leave = tine::detail::frames_may_leave_process();
     tine::detail::set_exception_codec(m_queue.exceptions());
+    tine::detail::set_frames_leave_process(m_queue.frames_leave_process());
     tine::worker_context* worker = nullptr;
     while ((worker = m_context.load(std::memory_order_acquire)) == nullptr) {
       std::this_thread::yield();
@@ -97,6 +99,7 @@ class queued_scheduler {
       }
     }
     tine::detail::set_exception_codec(saved);
+    tine::detail::set_frames_leave_process(saved_leave);
     context.unbind();
   }
 

@@ -83,6 +83,7 @@ class patching_queue final : public tine::worker_backend {
     return tine::worker_backend::arrive(f, a);
   }
   const d::exception_codec* exceptions() const noexcept override { return &boxing_codec; }
+  bool frames_leave_process() const noexcept override { return true; }
 
   std::uint64_t kept() const { return m_kept.load(); }
   std::uint64_t not_kept() const { return m_not_kept.load(); }

@@ -446,4 +446,63 @@ BOOST_AUTO_TEST_CASE(installing_on_an_unbound_context_is_refused_with_a_message)
       r.stderr_text);
 }
 
+// A backend that says its frames may leave the process must say how their exceptions travel.
+class leaving_without_codec final : public tine::worker_backend {
+ public:
+  bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
+    return false;
+  }
+  tine::detail::frame* take_back() noexcept override { return nullptr; }
+  bool frames_leave_process() const noexcept override { return true; }
+};
+
+BOOST_AUTO_TEST_CASE(frames_that_leave_without_a_codec_are_refused_with_a_message) {
+  const auto r = tine_tests::run_in_child([] {
+    leaving_without_codec backend;
+    tine::worker_context context;
+    context.bind();
+    context.set_backend(&backend);
+  });
+  BOOST_TEST(r.aborted);
+  BOOST_TEST(r.stderr_text.find("frames may leave the process (frames_leave_process()) but it "
+                                "gives no exception codec") != std::string::npos,
+             r.stderr_text);
+}
+
+BOOST_AUTO_TEST_CASE(frames_leave_the_process_only_while_the_backend_says_so) {
+  // The explicit capability, installed and uninstalled with the backend; an exception codec
+  // alone no longer implies it.
+  struct codec_only final : tine::worker_backend {
+    bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
+      return false;
+    }
+    tine::detail::frame* take_back() noexcept override { return nullptr; }
+    const tine::detail::exception_codec* exceptions() const noexcept override { return &codec; }
+    tine::detail::exception_codec codec{nullptr, nullptr, nullptr};
+  };
+  struct leaving final : tine::worker_backend {
+    bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
+      return false;
+    }
+    tine::detail::frame* take_back() noexcept override { return nullptr; }
+    const tine::detail::exception_codec* exceptions() const noexcept override { return &codec; }
+    bool frames_leave_process() const noexcept override { return true; }
+    tine::detail::exception_codec codec{nullptr, nullptr, nullptr};
+  };
+  codec_only plain;
+  leaving away;
+  tine::worker_context context;
+  context.bind();
+  BOOST_TEST(!tine::detail::frames_may_leave_process());
+  context.set_backend(&plain);
+  BOOST_TEST(!tine::detail::frames_may_leave_process());
+  context.set_backend(&away);
+  BOOST_TEST(tine::detail::frames_may_leave_process());
+  context.set_backend(nullptr);
+  BOOST_TEST(!tine::detail::frames_may_leave_process());
+  context.set_backend(&away);
+  context.unbind();
+  BOOST_TEST(!tine::detail::frames_may_leave_process());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
