@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/suite/dense.hpp"
+#include "bench/suite/dense_blocks.hpp"
 #include "bench/suite/harness.hpp"
 
 namespace {
@@ -116,23 +117,27 @@ void syrk_base(const double* a, double* c, int n, int s) {
   }
 }
 
-// ---- serial ----
-
-void gemm_serial(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
+/// What the block kernels cholesky shares with lu (dense_blocks.hpp) do at or below `base` rows:
+/// the multiply-subtract C -= A B^T and the solve B <- B L^-T.
+struct cholesky_blocks {
+  static constexpr int base = ::base;
+  static constexpr bool transposed = true;
+  static void mulsub(const double* a, const double* b, double* c, int n, int s) {
     gemm_base(a, b, c, n, s);
-    return;
   }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {  // the first half of k, then the second
-    for (int r = 0; r < 2; ++r) {
-      for (int q = 0; q < 2; ++q) {
-        gemm_serial(quadrant(a, r, p, h, s), quadrant(b, q, p, h, s), quadrant(c, r, q, h, s), h,
-                    s);
-      }
-    }
-  }
-}
+  static void solve(const double* l, double* b, int n, int s) { trsm_base(l, b, n, s); }
+};
+
+using bench::mulsub_omp;
+using bench::mulsub_serial;
+using bench::mulsub_tbb;
+using bench::mulsub_tine;
+using bench::right_solve_omp;
+using bench::right_solve_serial;
+using bench::right_solve_tbb;
+using bench::right_solve_tine;
+
+// ---- serial ----
 
 void syrk_serial(const double* a, double* c, int n, int s) {
   if (n <= base) {
@@ -142,24 +147,9 @@ void syrk_serial(const double* a, double* c, int n, int s) {
   const int h = n / 2;
   for (int p = 0; p < 2; ++p) {
     syrk_serial(quadrant(a, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s);
-    gemm_serial(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
+    mulsub_serial<cholesky_blocks>(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s),
+                                   quadrant(c, 1, 0, h, s), h, s);
     syrk_serial(quadrant(a, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
-  }
-}
-
-void trsm_serial(const double* l, double* b, int n, int s) {
-  if (n <= base) {
-    trsm_base(l, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* l00 = quadrant(l, 0, 0, h, s);
-  const double* l10 = quadrant(l, 1, 0, h, s);
-  const double* l11 = quadrant(l, 1, 1, h, s);
-  for (int r = 0; r < 2; ++r) {  // the two row halves of B are independent
-    trsm_serial(l00, quadrant(b, r, 0, h, s), h, s);
-    gemm_serial(quadrant(b, r, 0, h, s), l10, quadrant(b, r, 1, h, s), h, s);
-    trsm_serial(l11, quadrant(b, r, 1, h, s), h, s);
   }
 }
 
@@ -173,31 +163,12 @@ void chol_serial(double* a, int n, int s) {
   double* a10 = quadrant(a, 1, 0, h, s);
   double* a11 = quadrant(a, 1, 1, h, s);
   chol_serial(a00, h, s);
-  trsm_serial(a00, a10, h, s);
+  right_solve_serial<cholesky_blocks>(a00, a10, h, s);
   syrk_serial(a10, a11, h, s);
   chol_serial(a11, h, s);
 }
 
 // ---- tine ----
-
-tine::task<void> gemm_tine(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    gemm_base(a, b, c, n, s);
-    co_return;
-  }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {
-    co_await tine::fork(gemm_tine, quadrant(a, 0, p, h, s), quadrant(b, 0, p, h, s),
-                        quadrant(c, 0, 0, h, s), h, s);
-    co_await tine::fork(gemm_tine, quadrant(a, 0, p, h, s), quadrant(b, 1, p, h, s),
-                        quadrant(c, 0, 1, h, s), h, s);
-    co_await tine::fork(gemm_tine, quadrant(a, 1, p, h, s), quadrant(b, 0, p, h, s),
-                        quadrant(c, 1, 0, h, s), h, s);
-    co_await tine::call(gemm_tine, quadrant(a, 1, p, h, s), quadrant(b, 1, p, h, s),
-                        quadrant(c, 1, 1, h, s), h, s);
-    co_await tine::join();
-  }
-}
 
 tine::task<void> syrk_tine(const double* a, double* c, int n, int s) {
   if (n <= base) {
@@ -207,35 +178,11 @@ tine::task<void> syrk_tine(const double* a, double* c, int n, int s) {
   const int h = n / 2;
   for (int p = 0; p < 2; ++p) {
     co_await tine::fork(syrk_tine, quadrant(a, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s);
-    co_await tine::fork(gemm_tine, quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s),
-                        quadrant(c, 1, 0, h, s), h, s);
+    co_await tine::fork(mulsub_tine<cholesky_blocks>, quadrant(a, 1, p, h, s),
+                        quadrant(a, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
     co_await tine::call(syrk_tine, quadrant(a, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
     co_await tine::join();
   }
-}
-
-tine::task<void> trsm_tine(const double* l, double* b, int n, int s) {
-  if (n <= base) {
-    trsm_base(l, b, n, s);
-    co_return;
-  }
-  const int h = n / 2;
-  const double* l00 = quadrant(l, 0, 0, h, s);
-  const double* l10 = quadrant(l, 1, 0, h, s);
-  const double* l11 = quadrant(l, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-  co_await tine::fork(trsm_tine, l00, b00, h, s);
-  co_await tine::call(trsm_tine, l00, b10, h, s);
-  co_await tine::join();
-  co_await tine::fork(gemm_tine, b00, l10, b01, h, s);
-  co_await tine::call(gemm_tine, b10, l10, b11, h, s);
-  co_await tine::join();
-  co_await tine::fork(trsm_tine, l11, b01, h, s);
-  co_await tine::call(trsm_tine, l11, b11, h, s);
-  co_await tine::join();
 }
 
 tine::task<void> chol_tine(double* a, int n, int s) {
@@ -248,34 +195,12 @@ tine::task<void> chol_tine(double* a, int n, int s) {
   double* a10 = quadrant(a, 1, 0, h, s);
   double* a11 = quadrant(a, 1, 1, h, s);
   co_await tine::call(chol_tine, a00, h, s);
-  co_await tine::call(trsm_tine, a00, a10, h, s);
+  co_await tine::call(right_solve_tine<cholesky_blocks>, a00, a10, h, s);
   co_await tine::call(syrk_tine, a10, a11, h, s);
   co_await tine::call(chol_tine, a11, h, s);
 }
 
 // ---- TBB ----
-
-void gemm_tbb(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    gemm_base(a, b, c, n, s);
-    return;
-  }
-  const int h = n / 2;
-  tbb::task_group g;
-  for (int p = 0; p < 2; ++p) {
-    g.run([=] {
-      gemm_tbb(quadrant(a, 0, p, h, s), quadrant(b, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s);
-    });
-    g.run([=] {
-      gemm_tbb(quadrant(a, 0, p, h, s), quadrant(b, 1, p, h, s), quadrant(c, 0, 1, h, s), h, s);
-    });
-    g.run([=] {
-      gemm_tbb(quadrant(a, 1, p, h, s), quadrant(b, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
-    });
-    gemm_tbb(quadrant(a, 1, p, h, s), quadrant(b, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
-    g.wait();
-  }
-}
 
 void syrk_tbb(const double* a, double* c, int n, int s) {
   if (n <= base) {
@@ -287,36 +212,12 @@ void syrk_tbb(const double* a, double* c, int n, int s) {
   for (int p = 0; p < 2; ++p) {
     g.run([=] { syrk_tbb(quadrant(a, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s); });
     g.run([=] {
-      gemm_tbb(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
+      mulsub_tbb<cholesky_blocks>(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s),
+                                  quadrant(c, 1, 0, h, s), h, s);
     });
     syrk_tbb(quadrant(a, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
     g.wait();
   }
-}
-
-void trsm_tbb(const double* l, double* b, int n, int s) {
-  if (n <= base) {
-    trsm_base(l, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* l00 = quadrant(l, 0, 0, h, s);
-  const double* l10 = quadrant(l, 1, 0, h, s);
-  const double* l11 = quadrant(l, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-  tbb::task_group g;
-  g.run([=] { trsm_tbb(l00, b00, h, s); });
-  trsm_tbb(l00, b10, h, s);
-  g.wait();
-  g.run([=] { gemm_tbb(b00, l10, b01, h, s); });
-  gemm_tbb(b10, l10, b11, h, s);
-  g.wait();
-  g.run([=] { trsm_tbb(l11, b01, h, s); });
-  trsm_tbb(l11, b11, h, s);
-  g.wait();
 }
 
 void chol_tbb(double* a, int n, int s) {
@@ -329,30 +230,12 @@ void chol_tbb(double* a, int n, int s) {
   double* a10 = quadrant(a, 1, 0, h, s);
   double* a11 = quadrant(a, 1, 1, h, s);
   chol_tbb(a00, h, s);
-  trsm_tbb(a00, a10, h, s);
+  right_solve_tbb<cholesky_blocks>(a00, a10, h, s);
   syrk_tbb(a10, a11, h, s);
   chol_tbb(a11, h, s);
 }
 
 // ---- OpenMP ----
-
-void gemm_omp(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    gemm_base(a, b, c, n, s);
-    return;
-  }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    gemm_omp(quadrant(a, 0, p, h, s), quadrant(b, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s);
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    gemm_omp(quadrant(a, 0, p, h, s), quadrant(b, 1, p, h, s), quadrant(c, 0, 1, h, s), h, s);
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    gemm_omp(quadrant(a, 1, p, h, s), quadrant(b, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
-    gemm_omp(quadrant(a, 1, p, h, s), quadrant(b, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
-#pragma omp taskwait
-  }
-}
 
 void syrk_omp(const double* a, double* c, int n, int s) {
   if (n <= base) {
@@ -364,37 +247,11 @@ void syrk_omp(const double* a, double* c, int n, int s) {
 #pragma omp task default(none) firstprivate(a, c, h, s, p)
     syrk_omp(quadrant(a, 0, p, h, s), quadrant(c, 0, 0, h, s), h, s);
 #pragma omp task default(none) firstprivate(a, c, h, s, p)
-    gemm_omp(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s), quadrant(c, 1, 0, h, s), h, s);
+    mulsub_omp<cholesky_blocks>(quadrant(a, 1, p, h, s), quadrant(a, 0, p, h, s),
+                                quadrant(c, 1, 0, h, s), h, s);
     syrk_omp(quadrant(a, 1, p, h, s), quadrant(c, 1, 1, h, s), h, s);
 #pragma omp taskwait
   }
-}
-
-void trsm_omp(const double* l, double* b, int n, int s) {
-  if (n <= base) {
-    trsm_base(l, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* l00 = quadrant(l, 0, 0, h, s);
-  const double* l10 = quadrant(l, 1, 0, h, s);
-  const double* l11 = quadrant(l, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-#pragma omp task default(none) firstprivate(l00, b00, h, s)
-  trsm_omp(l00, b00, h, s);
-  trsm_omp(l00, b10, h, s);
-#pragma omp taskwait
-#pragma omp task default(none) firstprivate(b00, l10, b01, h, s)
-  gemm_omp(b00, l10, b01, h, s);
-  gemm_omp(b10, l10, b11, h, s);
-#pragma omp taskwait
-#pragma omp task default(none) firstprivate(l11, b01, h, s)
-  trsm_omp(l11, b01, h, s);
-  trsm_omp(l11, b11, h, s);
-#pragma omp taskwait
 }
 
 void chol_omp(double* a, int n, int s) {
@@ -407,17 +264,15 @@ void chol_omp(double* a, int n, int s) {
   double* a10 = quadrant(a, 1, 0, h, s);
   double* a11 = quadrant(a, 1, 1, h, s);
   chol_omp(a00, h, s);
-  trsm_omp(a00, a10, h, s);
+  right_solve_omp<cholesky_blocks>(a00, a10, h, s);
   syrk_omp(a10, a11, h, s);
   chol_omp(a11, h, s);
 }
 
 // ---- counts ----
 
-std::uint64_t gemm_tasks(int n) { return n <= base ? 1 : 1 + 8 * gemm_tasks(n / 2); }
-
 std::uint64_t trsm_tasks(int n) {  // the update (syrk) has the same shape
-  return n <= base ? 1 : 1 + 4 * trsm_tasks(n / 2) + 2 * gemm_tasks(n / 2);
+  return bench::right_solve_tasks<cholesky_blocks>(n);
 }
 
 std::uint64_t chol_tasks(int n) {

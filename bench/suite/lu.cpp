@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bench/suite/dense.hpp"
+#include "bench/suite/dense_blocks.hpp"
 #include "bench/suite/harness.hpp"
 
 namespace {
@@ -91,23 +92,27 @@ void mulsub_base(const double* a, const double* b, double* c, int n, int s) {
   }
 }
 
-// ---- serial ----
-
-void mulsub_serial(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
+/// What the block kernels lu shares with cholesky (dense_blocks.hpp) do at or below `base` rows:
+/// the multiply-subtract C -= A B and the solve B <- B U^-1.
+struct lu_blocks {
+  static constexpr int base = ::base;
+  static constexpr bool transposed = false;
+  static void mulsub(const double* a, const double* b, double* c, int n, int s) {
     mulsub_base(a, b, c, n, s);
-    return;
   }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {  // the first half of k, then the second
-    for (int r = 0; r < 2; ++r) {
-      for (int q = 0; q < 2; ++q) {
-        mulsub_serial(quadrant(a, r, p, h, s), quadrant(b, p, q, h, s), quadrant(c, r, q, h, s), h,
-                      s);
-      }
-    }
-  }
-}
+  static void solve(const double* u, double* b, int n, int s) { upper_base(u, b, n, s); }
+};
+
+using bench::mulsub_omp;
+using bench::mulsub_serial;
+using bench::mulsub_tbb;
+using bench::mulsub_tine;
+using bench::right_solve_omp;
+using bench::right_solve_serial;
+using bench::right_solve_tbb;
+using bench::right_solve_tine;
+
+// ---- serial ----
 
 void lower_serial(const double* l, double* b, int n, int s) {
   if (n <= base) {
@@ -120,24 +125,8 @@ void lower_serial(const double* l, double* b, int n, int s) {
   const double* l11 = quadrant(l, 1, 1, h, s);
   for (int q = 0; q < 2; ++q) {  // the two column halves of B are independent
     lower_serial(l00, quadrant(b, 0, q, h, s), h, s);
-    mulsub_serial(l10, quadrant(b, 0, q, h, s), quadrant(b, 1, q, h, s), h, s);
+    mulsub_serial<lu_blocks>(l10, quadrant(b, 0, q, h, s), quadrant(b, 1, q, h, s), h, s);
     lower_serial(l11, quadrant(b, 1, q, h, s), h, s);
-  }
-}
-
-void upper_serial(const double* u, double* b, int n, int s) {
-  if (n <= base) {
-    upper_base(u, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* u00 = quadrant(u, 0, 0, h, s);
-  const double* u01 = quadrant(u, 0, 1, h, s);
-  const double* u11 = quadrant(u, 1, 1, h, s);
-  for (int r = 0; r < 2; ++r) {  // the two row halves of B are independent
-    upper_serial(u00, quadrant(b, r, 0, h, s), h, s);
-    mulsub_serial(quadrant(b, r, 0, h, s), u01, quadrant(b, r, 1, h, s), h, s);
-    upper_serial(u11, quadrant(b, r, 1, h, s), h, s);
   }
 }
 
@@ -153,31 +142,12 @@ void lu_serial(double* a, int n, int s) {
   double* a11 = quadrant(a, 1, 1, h, s);
   lu_serial(a00, h, s);
   lower_serial(a00, a01, h, s);
-  upper_serial(a00, a10, h, s);
-  mulsub_serial(a10, a01, a11, h, s);
+  right_solve_serial<lu_blocks>(a00, a10, h, s);
+  mulsub_serial<lu_blocks>(a10, a01, a11, h, s);
   lu_serial(a11, h, s);
 }
 
 // ---- tine ----
-
-tine::task<void> mulsub_tine(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    mulsub_base(a, b, c, n, s);
-    co_return;
-  }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {
-    co_await tine::fork(mulsub_tine, quadrant(a, 0, p, h, s), quadrant(b, p, 0, h, s),
-                        quadrant(c, 0, 0, h, s), h, s);
-    co_await tine::fork(mulsub_tine, quadrant(a, 0, p, h, s), quadrant(b, p, 1, h, s),
-                        quadrant(c, 0, 1, h, s), h, s);
-    co_await tine::fork(mulsub_tine, quadrant(a, 1, p, h, s), quadrant(b, p, 0, h, s),
-                        quadrant(c, 1, 0, h, s), h, s);
-    co_await tine::call(mulsub_tine, quadrant(a, 1, p, h, s), quadrant(b, p, 1, h, s),
-                        quadrant(c, 1, 1, h, s), h, s);
-    co_await tine::join();
-  }
-}
 
 tine::task<void> lower_tine(const double* l, double* b, int n, int s) {
   if (n <= base) {
@@ -195,35 +165,11 @@ tine::task<void> lower_tine(const double* l, double* b, int n, int s) {
   co_await tine::fork(lower_tine, l00, b00, h, s);
   co_await tine::call(lower_tine, l00, b01, h, s);
   co_await tine::join();
-  co_await tine::fork(mulsub_tine, l10, b00, b10, h, s);
-  co_await tine::call(mulsub_tine, l10, b01, b11, h, s);
+  co_await tine::fork(mulsub_tine<lu_blocks>, l10, b00, b10, h, s);
+  co_await tine::call(mulsub_tine<lu_blocks>, l10, b01, b11, h, s);
   co_await tine::join();
   co_await tine::fork(lower_tine, l11, b10, h, s);
   co_await tine::call(lower_tine, l11, b11, h, s);
-  co_await tine::join();
-}
-
-tine::task<void> upper_tine(const double* u, double* b, int n, int s) {
-  if (n <= base) {
-    upper_base(u, b, n, s);
-    co_return;
-  }
-  const int h = n / 2;
-  const double* u00 = quadrant(u, 0, 0, h, s);
-  const double* u01 = quadrant(u, 0, 1, h, s);
-  const double* u11 = quadrant(u, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-  co_await tine::fork(upper_tine, u00, b00, h, s);
-  co_await tine::call(upper_tine, u00, b10, h, s);
-  co_await tine::join();
-  co_await tine::fork(mulsub_tine, b00, u01, b01, h, s);
-  co_await tine::call(mulsub_tine, b10, u01, b11, h, s);
-  co_await tine::join();
-  co_await tine::fork(upper_tine, u11, b01, h, s);
-  co_await tine::call(upper_tine, u11, b11, h, s);
   co_await tine::join();
 }
 
@@ -239,35 +185,13 @@ tine::task<void> lu_tine(double* a, int n, int s) {
   double* a11 = quadrant(a, 1, 1, h, s);
   co_await tine::call(lu_tine, a00, h, s);
   co_await tine::fork(lower_tine, a00, a01, h, s);
-  co_await tine::call(upper_tine, a00, a10, h, s);
+  co_await tine::call(right_solve_tine<lu_blocks>, a00, a10, h, s);
   co_await tine::join();
-  co_await tine::call(mulsub_tine, a10, a01, a11, h, s);
+  co_await tine::call(mulsub_tine<lu_blocks>, a10, a01, a11, h, s);
   co_await tine::call(lu_tine, a11, h, s);
 }
 
 // ---- TBB ----
-
-void mulsub_tbb(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    mulsub_base(a, b, c, n, s);
-    return;
-  }
-  const int h = n / 2;
-  tbb::task_group g;
-  for (int p = 0; p < 2; ++p) {
-    g.run([=] {
-      mulsub_tbb(quadrant(a, 0, p, h, s), quadrant(b, p, 0, h, s), quadrant(c, 0, 0, h, s), h, s);
-    });
-    g.run([=] {
-      mulsub_tbb(quadrant(a, 0, p, h, s), quadrant(b, p, 1, h, s), quadrant(c, 0, 1, h, s), h, s);
-    });
-    g.run([=] {
-      mulsub_tbb(quadrant(a, 1, p, h, s), quadrant(b, p, 0, h, s), quadrant(c, 1, 0, h, s), h, s);
-    });
-    mulsub_tbb(quadrant(a, 1, p, h, s), quadrant(b, p, 1, h, s), quadrant(c, 1, 1, h, s), h, s);
-    g.wait();
-  }
-}
 
 void lower_tbb(const double* l, double* b, int n, int s) {
   if (n <= base) {
@@ -286,36 +210,11 @@ void lower_tbb(const double* l, double* b, int n, int s) {
   g.run([=] { lower_tbb(l00, b00, h, s); });
   lower_tbb(l00, b01, h, s);
   g.wait();
-  g.run([=] { mulsub_tbb(l10, b00, b10, h, s); });
-  mulsub_tbb(l10, b01, b11, h, s);
+  g.run([=] { mulsub_tbb<lu_blocks>(l10, b00, b10, h, s); });
+  mulsub_tbb<lu_blocks>(l10, b01, b11, h, s);
   g.wait();
   g.run([=] { lower_tbb(l11, b10, h, s); });
   lower_tbb(l11, b11, h, s);
-  g.wait();
-}
-
-void upper_tbb(const double* u, double* b, int n, int s) {
-  if (n <= base) {
-    upper_base(u, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* u00 = quadrant(u, 0, 0, h, s);
-  const double* u01 = quadrant(u, 0, 1, h, s);
-  const double* u11 = quadrant(u, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-  tbb::task_group g;
-  g.run([=] { upper_tbb(u00, b00, h, s); });
-  upper_tbb(u00, b10, h, s);
-  g.wait();
-  g.run([=] { mulsub_tbb(b00, u01, b01, h, s); });
-  mulsub_tbb(b10, u01, b11, h, s);
-  g.wait();
-  g.run([=] { upper_tbb(u11, b01, h, s); });
-  upper_tbb(u11, b11, h, s);
   g.wait();
 }
 
@@ -332,31 +231,13 @@ void lu_tbb(double* a, int n, int s) {
   lu_tbb(a00, h, s);
   tbb::task_group g;
   g.run([=] { lower_tbb(a00, a01, h, s); });
-  upper_tbb(a00, a10, h, s);
+  right_solve_tbb<lu_blocks>(a00, a10, h, s);
   g.wait();
-  mulsub_tbb(a10, a01, a11, h, s);
+  mulsub_tbb<lu_blocks>(a10, a01, a11, h, s);
   lu_tbb(a11, h, s);
 }
 
 // ---- OpenMP ----
-
-void mulsub_omp(const double* a, const double* b, double* c, int n, int s) {
-  if (n <= base) {
-    mulsub_base(a, b, c, n, s);
-    return;
-  }
-  const int h = n / 2;
-  for (int p = 0; p < 2; ++p) {
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    mulsub_omp(quadrant(a, 0, p, h, s), quadrant(b, p, 0, h, s), quadrant(c, 0, 0, h, s), h, s);
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    mulsub_omp(quadrant(a, 0, p, h, s), quadrant(b, p, 1, h, s), quadrant(c, 0, 1, h, s), h, s);
-#pragma omp task default(none) firstprivate(a, b, c, h, s, p)
-    mulsub_omp(quadrant(a, 1, p, h, s), quadrant(b, p, 0, h, s), quadrant(c, 1, 0, h, s), h, s);
-    mulsub_omp(quadrant(a, 1, p, h, s), quadrant(b, p, 1, h, s), quadrant(c, 1, 1, h, s), h, s);
-#pragma omp taskwait
-  }
-}
 
 void lower_omp(const double* l, double* b, int n, int s) {
   if (n <= base) {
@@ -376,39 +257,12 @@ void lower_omp(const double* l, double* b, int n, int s) {
   lower_omp(l00, b01, h, s);
 #pragma omp taskwait
 #pragma omp task default(none) firstprivate(l10, b00, b10, h, s)
-  mulsub_omp(l10, b00, b10, h, s);
-  mulsub_omp(l10, b01, b11, h, s);
+  mulsub_omp<lu_blocks>(l10, b00, b10, h, s);
+  mulsub_omp<lu_blocks>(l10, b01, b11, h, s);
 #pragma omp taskwait
 #pragma omp task default(none) firstprivate(l11, b10, h, s)
   lower_omp(l11, b10, h, s);
   lower_omp(l11, b11, h, s);
-#pragma omp taskwait
-}
-
-void upper_omp(const double* u, double* b, int n, int s) {
-  if (n <= base) {
-    upper_base(u, b, n, s);
-    return;
-  }
-  const int h = n / 2;
-  const double* u00 = quadrant(u, 0, 0, h, s);
-  const double* u01 = quadrant(u, 0, 1, h, s);
-  const double* u11 = quadrant(u, 1, 1, h, s);
-  double* b00 = quadrant(b, 0, 0, h, s);
-  double* b01 = quadrant(b, 0, 1, h, s);
-  double* b10 = quadrant(b, 1, 0, h, s);
-  double* b11 = quadrant(b, 1, 1, h, s);
-#pragma omp task default(none) firstprivate(u00, b00, h, s)
-  upper_omp(u00, b00, h, s);
-  upper_omp(u00, b10, h, s);
-#pragma omp taskwait
-#pragma omp task default(none) firstprivate(b00, u01, b01, h, s)
-  mulsub_omp(b00, u01, b01, h, s);
-  mulsub_omp(b10, u01, b11, h, s);
-#pragma omp taskwait
-#pragma omp task default(none) firstprivate(u11, b01, h, s)
-  upper_omp(u11, b01, h, s);
-  upper_omp(u11, b11, h, s);
 #pragma omp taskwait
 }
 
@@ -425,22 +279,22 @@ void lu_omp(double* a, int n, int s) {
   lu_omp(a00, h, s);
 #pragma omp task default(none) firstprivate(a00, a01, h, s)
   lower_omp(a00, a01, h, s);
-  upper_omp(a00, a10, h, s);
+  right_solve_omp<lu_blocks>(a00, a10, h, s);
 #pragma omp taskwait
-  mulsub_omp(a10, a01, a11, h, s);
+  mulsub_omp<lu_blocks>(a10, a01, a11, h, s);
   lu_omp(a11, h, s);
 }
 
 // ---- counts ----
 
-std::uint64_t mulsub_tasks(int n) { return n <= base ? 1 : 1 + 8 * mulsub_tasks(n / 2); }
-
 std::uint64_t solve_tasks(int n) {  // lower and upper alike
-  return n <= base ? 1 : 1 + 4 * solve_tasks(n / 2) + 2 * mulsub_tasks(n / 2);
+  return bench::right_solve_tasks<lu_blocks>(n);
 }
 
 std::uint64_t lu_tasks(int n) {
-  return n <= base ? 1 : 1 + 2 * lu_tasks(n / 2) + 2 * solve_tasks(n / 2) + mulsub_tasks(n / 2);
+  return n <= base ? 1
+                   : 1 + 2 * lu_tasks(n / 2) + 2 * solve_tasks(n / 2) +
+                         bench::mulsub_tasks<lu_blocks>(n / 2);
 }
 
 // ---- runs and checks ----
