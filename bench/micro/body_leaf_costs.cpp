@@ -2,8 +2,8 @@
 // (and, for comparison, of a plain for_each), for valgrind --tool=callgrind: each mode runs one
 // algorithm over N elements on the inline scheduler with the automatic grain and bodies that do
 // almost nothing and draw no random numbers; the difference of two runs (N and 2N) divided by N
-// is the cost of one element (README.md, "dprng in algorithm bodies", has the commands and the
-// figures). It includes only public headers, so that it builds against an older tree too.
+// is the cost of one element (bench/journal/2026-11-29-dprng-algorithm-bodies.md has the commands
+// and the figures). It includes only public headers, so that it builds against an older tree too.
 //   body_leaf_costs for_each|plain_for_each|map|count_if|find_if|equal|reduce|
 //                   transform_reduce|transform_reduce_both|inclusive_scan N
 #include <cstddef>

@@ -1,6 +1,6 @@
 // tine's P2300 scheduler (tine::execution::scheduler) against stdexec's exec::static_thread_pool
 // and oneTBB's exec::tbb::tbb_thread_pool, on the same 1 and 2 threads, side by side in one run
-// (bench/README.md, "tine's P2300 scheduler against stdexec's pools"):
+// (bench/journal/2026-11-29-p2300-vs-stdexec.md):
 // - latency: sync_wait(schedule(sch) | then(f)), one round trip at a time;
 // - throughput: many small starts_on(sch, just() | then(f)) spawned into a counting scope, then
 //   the scope joined;

@@ -2,7 +2,7 @@
 // worker (inline_scheduler) over 2^16 doubles (in L2) with a grain of 4096 (16 leaves), 64
 // passes in one root: what a leaf costs once the split's own cost is spread over 4096 elements.
 // Cheap, vectorisable element functions, so that a leaf that does not vectorise shows at once.
-// README.md, "Leaf loops under clang", has the commands and figures.
+// bench/journal/2026-11-29-leaf-loops-clang.md has the commands and figures.
 //   bazel run -c opt [--config=clang] //bench:leaf_loops -- --benchmark_repetitions=9
 //   bazel-bin/bench/leaf_loops --smoke     (CI: every row once, results checked, no timing)
 #include <benchmark/benchmark.h>

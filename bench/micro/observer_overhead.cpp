@@ -1,7 +1,8 @@
 // The cost of observing a pool: fib, reduce and UTS T3 on busy_pool / lazy_pool with no observer,
 // the stats observer or the trace observer; one line per timed run. The same file builds against
 // a tine without observers (then only `none` exists), to compare a pool's default before and
-// after observers were added. See bench/README.md ("Observer overhead") for commands and figures.
+// after observers were added. See bench/journal/2026-11-23-observer-overhead.md for commands and
+// figures.
 //   observer_overhead fib|reduce|uts busy|lazy none|stats|trace WORKERS REPS
 #include <algorithm>
 #include <chrono>
@@ -34,7 +35,8 @@
 
 // -DTINE_BENCH_ONLY_STATS / -DTINE_BENCH_ONLY_TRACE: a binary with that observer alone (and no
 // observer), like a program that uses one. With all three in one unit, GCC's unit-wide inlining
-// budget runs out before the task bodies' fork/join steps (see bench/README.md).
+// budget runs out before the task bodies' fork/join steps (see
+// bench/journal/2026-11-23-observer-overhead.md).
 #if TINE_BENCH_HAS_OBSERVERS && !defined(TINE_BENCH_ONLY_TRACE)
 #define TINE_BENCH_STATS 1
 #else

@@ -1,7 +1,7 @@
 // The instructions of one reducer::view(), one dprng draw, one dprng::current() and one fork of
 // fib, for valgrind --tool=callgrind: each mode runs its operation N times inside a task on the
 // inline scheduler; the difference of two runs (N and 2N) divided by N is the cost of one
-// operation (README.md, "Reducers and dprng", has the commands and the figures).
+// operation (bench/journal/2026-11-26-reducers-dprng.md has the commands and the figures).
 //   reducer_costs view|draw|current|fork N
 #include <cstdint>
 #include <cstdio>

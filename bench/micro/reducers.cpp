@@ -1,7 +1,7 @@
 // tine::reducer against TBB's combinable and enumerable_thread_specific and against partial
 // results passed through fork pointers (the way tine programs did it before reducers), and
 // tine::dprng against a std::mt19937_64 per thread (not deterministic), at 1 and 2 workers, in
-// one process. Every run checks its result. See README.md, "Reducers and dprng".
+// one process. Every run checks its result. See bench/journal/2026-11-26-reducers-dprng.md.
 //   bazel-bin/bench/reducers --benchmark_repetitions=5 --benchmark_display_aggregates_only=true
 //   bazel-bin/bench/reducers --smoke     (CI: small sizes, results cross-checked, no timing)
 #include <array>

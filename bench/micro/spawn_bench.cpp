@@ -1,5 +1,5 @@
-// tine::spawn and cancellation against TBB, side by side in one run (bench/README.md, "Futures
-// and cancellation"):
+// tine::spawn and cancellation against TBB, side by side in one run
+// (bench/journal/2026-11-26-futures-cancellation.md):
 // - latency: from spawn to the root's first instruction, and from its last instruction to get()
 //   returning, one root at a time on an idle pool (lazy_pool: its workers sleep between roots;
 //   busy_pool: they spin), against tbb::task_group::run + wait and tbb::task_arena::enqueue with a
