@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Charts from bench/results/results.json (run with Debian's python: /usr/bin/python3 bench/scripts/plot.py).
+"""Charts from bench/results/results.json (run with Debian's python:
+/usr/bin/python3 bench/scripts/plot.py).
 
-Writes bench/speedup.svg, bench/time_per_task.svg, bench/fib_per_task.svg, bench/memory.svg.
+Writes speedup.svg, time_per_task.svg, fib_per_task.svg and memory.svg into bench/results/.
 """
 
 import os
@@ -17,8 +18,9 @@ import report  # noqa: E402
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(SCRIPTS)
-COLORS = {"serial": "#777777", "tine_inline": "#9ecae1", "tine_busy": "#08519c", "tine_lazy": "#3182bd",
-          "tbb": "#e6550d", "gomp": "#31a354", "libomp": "#756bb1"}
+OUT = os.path.join(BENCH, "results")  # generated: ignored by git
+COLORS = {"serial": "#777777", "tine_inline": "#9ecae1", "tine_busy": "#08519c",
+          "tine_lazy": "#3182bd", "tbb": "#e6550d", "gomp": "#31a354", "libomp": "#756bb1"}
 
 
 def speedup(m):
@@ -28,7 +30,8 @@ def speedup(m):
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
     for ax, (w, inp) in zip(axes.flat, keys):
-        ts = report.get(m, w, inp, "serial", 1)[0] or report.get(m, w, inp.rstrip("*"), "serial", 1)[0]
+        ts = (report.get(m, w, inp, "serial", 1)[0]
+              or report.get(m, w, inp.rstrip("*"), "serial", 1)[0])
         for lib in ["tine_busy", "tine_lazy", "tbb", "gomp", "libomp"]:
             ys = [report.get(m, w, inp, lib, p)[0] for p in (1, 2)]
             if ts and all(ys):
@@ -43,11 +46,12 @@ def speedup(m):
     axes.flat[0].legend(fontsize=7)
     fig.suptitle("Speedup over the serial projection (medians)")
     fig.tight_layout()
-    fig.savefig(os.path.join(BENCH, "speedup.svg"))
+    fig.savefig(os.path.join(OUT, "speedup.svg"))
 
 
 def per_task(m):
-    keys = [k for k in report.inputs(m) if not (k[0] == "fib" and k[1] != "32") and not k[1].endswith("*")]
+    keys = [k for k in report.inputs(m)
+            if not (k[0] == "fib" and k[1] != "32") and not k[1].endswith("*")]
     libs = ["serial", "tine_inline", "tine_busy", "tine_lazy", "tbb", "gomp", "libomp"]
     fig, ax = plt.subplots(figsize=(11, 4))
     width = 0.8 / len(libs)
@@ -61,26 +65,29 @@ def per_task(m):
     ax.legend(fontsize=7, ncol=4)
     ax.set_title("Time per task at one worker (medians)")
     fig.tight_layout()
-    fig.savefig(os.path.join(BENCH, "time_per_task.svg"))
+    fig.savefig(os.path.join(OUT, "time_per_task.svg"))
 
 
 def fib_table(m):
     fig, ax = plt.subplots(figsize=(6, 4))
     for lib in ["serial", "tine_inline", "tbb"]:
-        pts = [(int(inp), report.get(m, "fib", inp, lib, 1)[1]) for w, inp in report.inputs(m) if w == "fib"]
+        pts = [(int(inp), report.get(m, "fib", inp, lib, 1)[1])
+               for w, inp in report.inputs(m) if w == "fib"]
         pts = [(x, y) for x, y in pts if y]
-        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", color=COLORS[lib], label=lib + " (1 thread)")
+        ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", color=COLORS[lib],
+                label=lib + " (1 thread)")
     ax.set_yscale("log")
     ax.set_xlabel("n")
     ax.set_ylabel("ns per task (log)")
     ax.set_title("fib(n): time per task")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(BENCH, "fib_per_task.svg"))
+    fig.savefig(os.path.join(OUT, "fib_per_task.svg"))
 
 
 def memory(res):
-    rows = [r for r in res.get("memory", []) if r["workers"] == 2 or r["lib"] in ("serial", "tine_inline")]
+    rows = [r for r in res.get("memory", [])
+            if r["workers"] == 2 or r["lib"] in ("serial", "tine_inline")]
     inputs = []
     for r in rows:
         if (r["workload"], r["input"]) not in inputs:
@@ -99,7 +106,8 @@ def memory(res):
                         bad.append((j + i * width, r["status"]))
         ax.bar(xs, ys, width, color=COLORS[lib], label=lib)
         for x, s in bad:
-            ax.text(x, 1, s.split()[0], rotation=90, fontsize=7, va="bottom", ha="center", color="red")
+            ax.text(x, 1, s.split()[0], rotation=90, fontsize=7, va="bottom", ha="center",
+                    color="red")
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(inputs))])
     ax.set_xticklabels([f"{w} {i}" for w, i in inputs])
     ax.set_yscale("log")
@@ -107,7 +115,7 @@ def memory(res):
     ax.set_title("Peak memory at 2 workers (serial and tine_inline: 1), separate processes")
     ax.legend(fontsize=7, ncol=4)
     fig.tight_layout()
-    fig.savefig(os.path.join(BENCH, "memory.svg"))
+    fig.savefig(os.path.join(OUT, "memory.svg"))
 
 
 def main():
@@ -117,7 +125,7 @@ def main():
     per_task(m)
     fib_table(m)
     memory(res)
-    print("wrote bench/speedup.svg, bench/time_per_task.svg, bench/fib_per_task.svg, bench/memory.svg")
+    print("wrote speedup.svg, time_per_task.svg, fib_per_task.svg and memory.svg in " + OUT)
 
 
 if __name__ == "__main__":
