@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Times observer_overhead binaries interleaved (the machine is shared and noisy: a round runs every
-variant once, in a random order, rounds repeat) and prints medians and ratios as markdown tables. See bench/README.md.
+variant once, in a random order, rounds repeat) and prints medians and ratios as markdown tables.
+See bench/journal/2026-11-23-observer-overhead.md.
 
   python3 bench/scripts/observer_overhead.py --before BIN_OF_MAIN --after BIN_OF_BRANCH \
       [--after-none BIN_OF_BRANCH_WITHOUT_OBSERVERS] [--rounds 15]

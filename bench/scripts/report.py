@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Reads bench/results/results.json and prints the README's tables (markdown) to stdout.
+"""Reads bench/results/results.json and prints its tables (markdown) to stdout: medians, ratios,
+fib per task and peak memory (the tables of bench/journal/2026-11-22-first-suite.md).
 
     python3 bench/scripts/report.py [results.json]
 """
@@ -70,8 +71,8 @@ def table_medians(m):
 
 
 def table_ratios(m):
-    print("| workload | input | P | busy/TBB | busy/gomp | busy/libomp* | lazy/TBB | T1/Ts busy | T1/Ts inline |"
-          " P2/P1 busy | P2/P1 lazy | P2/P1 TBB | P2/P1 gomp | P2/P1 libomp |")
+    print("| workload | input | P | busy/TBB | busy/gomp | busy/libomp* | lazy/TBB | T1/Ts busy |"
+          " T1/Ts inline | P2/P1 busy | P2/P1 lazy | P2/P1 TBB | P2/P1 gomp | P2/P1 libomp |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     r = lambda a, b: (a / b) if a and b else None
     for w, inp in inputs(m):
@@ -88,8 +89,9 @@ def table_ratios(m):
             # libomp is compared with the tine_busy run of the same (libomp) process.
             lo = get(m, w, inp, "libomp", p)[0]
             busy_lo = get(m, w, inp, "tine_busy", p, w + "_libomp")[0]
-            sp = lambda lib: r(get(m, w, inp, lib, 1, w + "_libomp" if lib == "libomp" else None)[0],
-                               get(m, w, inp, lib, 2, w + "_libomp" if lib == "libomp" else None)[0])
+            sp = lambda lib: r(
+                get(m, w, inp, lib, 1, w + "_libomp" if lib == "libomp" else None)[0],
+                get(m, w, inp, lib, 2, w + "_libomp" if lib == "libomp" else None)[0])
             row = [r(busy, tbb), r(busy, gomp), r(busy_lo, lo), r(lazy, tbb)]
             if p == 1:
                 row += [r(busy, ts), r(get(m, w, inp, "tine_inline", 1)[0], ts)]
@@ -100,7 +102,8 @@ def table_ratios(m):
 
 
 def table_fib(m):
-    print("| n | tasks | serial ns/task | tine inline ns/task | TBB P=1 ns/task | tine/TBB | tine/serial |")
+    print("| n | tasks | serial ns/task | tine inline ns/task | TBB P=1 ns/task | tine/TBB |"
+          " tine/serial |")
     print("|---|---|---|---|---|---|---|")
     for w, inp in inputs(m):
         if w != "fib":
@@ -115,7 +118,8 @@ def table_fib(m):
         for _ in range(n + 1):
             f.append(f[-1] + f[-2])
         tasks = 2 * f[n + 1] - 1
-        print(f"| {inp} | {tasks:,} | {fmt(s[1])} | {fmt(t[1])} | {fmt(b[1])} | {t[0] / b[0]:.3f} | {t[0] / s[0]:.1f} |")
+        print(f"| {inp} | {tasks:,} | {fmt(s[1])} | {fmt(t[1])} | {fmt(b[1])} | "
+              f"{t[0] / b[0]:.3f} | {t[0] / s[0]:.1f} |")
 
 
 def table_memory(res):
@@ -125,7 +129,8 @@ def table_memory(res):
         if r["status"] == "ok":
             rows[key][r["lib"]] = f"{r['max_rss_kib'] / 1024:.1f}"
         else:
-            rows[key][r["lib"]] = r["status"] + (f" ({r['max_rss_kib'] / 1024:.1f})" if r.get("max_rss_kib") else "")
+            rss = f" ({r['max_rss_kib'] / 1024:.1f})" if r.get("max_rss_kib") else ""
+            rows[key][r["lib"]] = r["status"] + rss
     print("| workload | input | P | " + " | ".join(LIBS) + " |")
     print("|---|---|---|" + "---|" * len(LIBS))
     for (w, inp, p), libs in rows.items():

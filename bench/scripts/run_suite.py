@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs tine's benchmark suite (bench/README.md) and writes bench/results/results.json.
 
-    python3 bench/scripts/run_suite.py            # build with --config=opt, time everything, measure memory
+    python3 bench/scripts/run_suite.py            # build (--config=opt), time everything, memory
     python3 bench/scripts/run_suite.py --full     # also T1L and T3L (minutes per library)
     python3 bench/scripts/run_suite.py --only fib,uts --reps 3 --no-memory
 
@@ -67,10 +67,11 @@ BIN = None  # bazel-bin of the opt config under our output base
 
 def bazel(output_base, *args):
     # --symlink_prefix=/: no bazel-* symlinks in the workspace (others' builds own those).
-    cmd = ["bazel", "--output_base=" + output_base, args[0], "--config=opt", "--symlink_prefix=/", *args[1:]]
+    cmd = ["bazel", "--output_base=" + output_base, args[0], "--config=opt", "--symlink_prefix=/",
+           *args[1:]]
     log("$ " + " ".join(cmd))
-    return subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.PIPE if args[0] == "info" else None,
-                          text=True).stdout
+    return subprocess.run(cmd, cwd=ROOT, check=True,
+                          stdout=subprocess.PIPE if args[0] == "info" else None, text=True).stdout
 
 
 def binary(name):
@@ -106,7 +107,8 @@ def run_timing(workload, flt, reps, min_time, raw_dir, tag):
 
 def run_memory(workload, inp, lib, workers, timeout):
     exe = binary(workload + ("_libomp" if lib == "libomp" else ""))
-    cmd = ["/usr/bin/time", "-v", exe, "--plain", f"--lib={lib}", f"--workers={workers}", f"--input={inp}"]
+    cmd = ["/usr/bin/time", "-v", exe, "--plain", f"--lib={lib}", f"--workers={workers}",
+           f"--input={inp}"]
     t0 = time.time()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -128,14 +130,15 @@ def machine():
     info = {"platform": platform.platform()}
     try:
         ls = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for key in ["Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache", "L3 cache",
-                    "Hypervisor vendor"]:
+        for key in ["Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache",
+                    "L3 cache", "Hypervisor vendor"]:
             m = re.search(rf"^{re.escape(key)}:\s*(.*)$", ls, re.M)
             if m:
                 info[key] = m.group(1).strip()
-        info["gcc"] = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-        info["git"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                     text=True).stdout.strip()
+        info["gcc"] = subprocess.run(["g++", "--version"], capture_output=True,
+                                     text=True).stdout.splitlines()[0]
+        info["git"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                     capture_output=True, text=True).stdout.strip()
         info["loadavg_at_start"] = open("/proc/loadavg").read().split()[:3]
     except OSError:
         pass
@@ -143,16 +146,21 @@ def machine():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="also T1L/T3L (timing and memory)")
-    ap.add_argument("--only", default="", help="comma-separated workloads (fib,integrate,nqueens,matmul,uts)")
-    ap.add_argument("--reps", type=int, default=5, help="Google Benchmark repetitions (medians are reported)")
-    ap.add_argument("--min-time", type=float, default=0.2, help="--benchmark_min_time per repetition")
+    ap.add_argument("--only", default="",
+                    help="comma-separated workloads (fib,integrate,nqueens,matmul,uts)")
+    ap.add_argument("--reps", type=int, default=5,
+                    help="Google Benchmark repetitions (medians are reported)")
+    ap.add_argument("--min-time", type=float, default=0.2,
+                    help="--benchmark_min_time per repetition")
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--no-timing", action="store_true")
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--memory-timeout", type=float, default=600)
-    ap.add_argument("--big-trees", default="T1L,T3L", help="with --full: which big UTS trees to measure")
+    ap.add_argument("--big-trees", default="T1L,T3L",
+                    help="with --full: which big UTS trees to measure")
     ap.add_argument("--output-base", default=os.path.expanduser("~/.cache/bazel-bench"),
                     help="Bazel --output_base (one per concurrent user of the workspace)")
     ap.add_argument("--out", default=os.path.join(RESULTS, "results.json"))
@@ -168,7 +176,8 @@ def main():
     raw_dir = os.path.join(RESULTS, "raw")
     os.makedirs(raw_dir, exist_ok=True)
 
-    results = {"machine": machine(), "started": datetime.datetime.now().isoformat(timespec="seconds"),
+    results = {"machine": machine(),
+               "started": datetime.datetime.now().isoformat(timespec="seconds"),
                "command": " ".join(sys.argv), "reps": args.reps, "timing": [], "memory": []}
     if os.path.exists(args.out):  # keep what this run does not redo (e.g. --only, --no-memory)
         with open(args.out) as f:
@@ -182,7 +191,8 @@ def main():
                 continue
             jobs = [("", flt), ("_libomp", f"({flt}).*" + LIBOMP_FILTER if flt else LIBOMP_FILTER)]
             if args.full and w in TIMING_FULL:
-                jobs += [("_full", TIMING_FULL[w]), ("_libomp_full", TIMING_FULL[w] + ".*" + LIBOMP_FILTER)]
+                jobs += [("_full", TIMING_FULL[w]),
+                         ("_libomp_full", TIMING_FULL[w] + ".*" + LIBOMP_FILTER)]
             for tag, f in jobs:
                 log(f"== timing {w}{tag}")
                 data = run_timing(w, f, args.reps, args.min_time, raw_dir, tag)
@@ -212,9 +222,11 @@ def main():
 
     if only and old:  # merge: keep other workloads' rows from the previous results file
         keep = lambda rows, key: [r for r in rows if r.get(key, "").split("/")[0] not in only]
-        results["timing"] = keep(old.get("timing", []), "name") + results["timing"] if not args.no_timing else results["timing"]
+        if not args.no_timing:
+            results["timing"] = keep(old.get("timing", []), "name") + results["timing"]
         if not args.no_memory:
-            results["memory"] = [r for r in old.get("memory", []) if r["workload"] not in only] + results["memory"]
+            results["memory"] = ([r for r in old.get("memory", []) if r["workload"] not in only]
+                                 + results["memory"])
     results["finished"] = datetime.datetime.now().isoformat(timespec="seconds")
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """The classic suite: every program x runtime x worker count, interleaved over rounds, with peak
-memory and tine::analyze's parallelism, and a report (bench/README.md, "The command").
+memory and tine::analyze's parallelism, and a report (bench/README.md).
 
-    python3 bench/scripts/suite.py                      # build, 5 rounds of everything, analyze, report
+    python3 bench/scripts/suite.py                # build, 5 rounds of everything, analyze, report
     python3 bench/scripts/suite.py --rounds 1 --only fib,integrate
-    python3 bench/scripts/suite.py --dry-run            # the plan: cells, one round's order, no runs
+    python3 bench/scripts/suite.py --dry-run      # the plan: cells, one round's order, no runs
 
 1. Builds each program's two binaries (W with GCC's libgomp, W_libomp with LLVM's libomp) with
    `bazel --output_base=~/.cache/bazel-bench build --config=opt --symlink_prefix=/`, as
@@ -77,8 +77,9 @@ RUNTIMES = [
     ("libomp", "_libomp", "libomp", [1, 2]),
 ]
 
-LINE = re.compile(r"^(?P<program>\S+) input=(?P<input>\S+) lib=(?P<lib>\S+) workers=(?P<workers>\d+) "
-                  r"seconds=(?P<seconds>[0-9.eE+-]+) ns_per_task=(?P<ns>\S+) (?P<verdict>.*)$")
+LINE = re.compile(r"^(?P<program>\S+) input=(?P<input>\S+) lib=(?P<lib>\S+) "
+                  r"workers=(?P<workers>\d+) seconds=(?P<seconds>[0-9.eE+-]+) "
+                  r"ns_per_task=(?P<ns>\S+) (?P<verdict>.*)$")
 
 
 def log(msg):
@@ -98,15 +99,16 @@ def machine():
     run = lambda *cmd: subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True).stdout
     try:
         ls = run("lscpu")
-        for key in ["Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache", "L3 cache",
-                    "Hypervisor vendor"]:
+        for key in ["Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache",
+                    "L3 cache", "Hypervisor vendor"]:
             m = re.search(rf"^{re.escape(key)}:\s*(.*)$", ls, re.M)
             if m:
                 info[key] = m.group(1).strip()
         info["gcc"] = (run("g++", "--version").splitlines() or ["?"])[0]
         info["git"] = run("git", "rev-parse", "--short", "HEAD").strip()
         # A shared checkout: what the binaries were built from may differ from HEAD.
-        info["git_modified"] = len([l for l in run("git", "status", "--porcelain", "-uno").splitlines() if l])
+        status = run("git", "status", "--porcelain", "-uno")
+        info["git_modified"] = len([l for l in status.splitlines() if l])
     except OSError:
         pass
     return info
@@ -131,7 +133,8 @@ def has_target(program):
 
 def bazel(output_base, command, *args, capture=False):
     # --symlink_prefix=/: no bazel-* symlinks in the shared workspace (others' builds own those).
-    cmd = ["bazel", "--output_base=" + output_base, command, "--config=opt", "--symlink_prefix=/", *args]
+    cmd = ["bazel", "--output_base=" + output_base, command, "--config=opt", "--symlink_prefix=/",
+           *args]
     log("$ " + " ".join(cmd))
     p = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.PIPE if capture else None)
     return p.returncode, p.stdout
@@ -204,11 +207,13 @@ def home_as_tilde(text):
 def run_cell(bin_dir, program, inp, runtime, p, reps, timeout):
     _, suffix, lib, _ = next(r for r in RUNTIMES if r[0] == runtime)
     exe = os.path.join(bin_dir, "bench", program + suffix)
-    cmd = ["/usr/bin/time", "-v", exe, "--plain", f"--lib={lib}", f"--workers={p}", f"--input={inp}"]
+    cmd = ["/usr/bin/time", "-v", exe, "--plain", f"--lib={lib}", f"--workers={p}",
+           f"--input={inp}"]
     if reps > 1:
         cmd.append(f"--reps={reps}")
-    rec = {"program": program, "input": inp, "runtime": runtime, "workers": p, "binary": program + suffix,
-           "cmd": home_as_tilde(" ".join(cmd[2:])), "loadavg": loadavg()}
+    rec = {"program": program, "input": inp, "runtime": runtime, "workers": p,
+           "binary": program + suffix, "cmd": home_as_tilde(" ".join(cmd[2:])),
+           "loadavg": loadavg()}
     t0 = time.monotonic()
     try:
         rc, stdout, stderr = run(cmd, timeout)
@@ -241,7 +246,8 @@ def run_cell(bin_dir, program, inp, runtime, p, reps, timeout):
         status = f"{len(lines)} result lines, expected {reps}"
     elif any(m["lib"] != runtime or m["input"] != inp or int(m["workers"]) != p for m in lines):
         m = lines[0]
-        status = f"ran lib={m['lib']} input={m['input']} workers={m['workers']}, not {runtime} {inp} {p}"
+        status = (f"ran lib={m['lib']} input={m['input']} workers={m['workers']}, "
+                  f"not {runtime} {inp} {p}")
     else:
         status = "ok"
     rec["status"] = status
@@ -255,7 +261,8 @@ ANALYSIS_KEYS = {"work_s", "span_s", "burdened_span_s", "parallelism", "burdened
 def run_analysis(bin_dir, program, inp, repeats, workers, timeout):
     exe = os.path.join(bin_dir, "bench", program)
     cmd = [exe, "--analyze", f"--input={inp}", f"--repeats={repeats}", f"--workers={workers}"]
-    rec = {"program": program, "input": inp, "cmd": home_as_tilde(" ".join(cmd)), "loadavg": loadavg()}
+    rec = {"program": program, "input": inp, "cmd": home_as_tilde(" ".join(cmd)),
+           "loadavg": loadavg()}
     t0 = time.monotonic()
     try:
         rc, stdout, stderr = run(cmd, timeout)
@@ -296,27 +303,33 @@ def finish(raw, out):
 
 def loud(what, rec):
     bar = "!" * 78
-    log(f"{bar}\n!! SUITE FAILED: {what}: {rec['status']}\n!! $ {rec['cmd']}\n!! {rec.get('output', '')}\n{bar}")
+    log(f"{bar}\n!! SUITE FAILED: {what}: {rec['status']}\n!! $ {rec['cmd']}\n"
+        f"!! {rec.get('output', '')}\n{bar}")
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5, help="runs of every cell (medians over them)")
-    ap.add_argument("--only", default="", help="programs, comma-separated (fib,uts); uts:T1 for one input")
+    ap.add_argument("--only", default="",
+                    help="programs, comma-separated (fib,uts); uts:T1 for one input")
     ap.add_argument("--runtimes", default="", help="runtimes, comma-separated (default: all six)")
     ap.add_argument("--workers", default="1,2", help="worker counts (default 1,2)")
     ap.add_argument("--input", action="append", default=[], metavar="PROGRAM=X[,Y]",
-                    help="inputs for a program instead of PROGRAMS' (repeatable), e.g. --input fib=32,34")
+                    help="inputs for a program instead of PROGRAMS' (repeatable), "
+                         "e.g. --input fib=32,34")
     ap.add_argument("--reps", type=int, default=1,
-                    help="runs per process (--plain --reps); above 1 the first is a warm-up and the "
-                         "cell's time is the median of the rest")
+                    help="runs per process (--plain --reps); above 1 the first is a warm-up "
+                         "and the cell's time is the median of the rest")
     ap.add_argument("--seed", type=int, default=1, help="the rounds' shuffles")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per run")
     ap.add_argument("--analyze-repeats", type=int, default=3)
     ap.add_argument("--no-analyze", action="store_true")
-    ap.add_argument("--keep-going", action="store_true", help="record failed runs and go on (exit 1 at the end)")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="record failed runs and go on (exit 1 at the end)")
     ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
-    ap.add_argument("--dry-run", action="store_true", help="print the cells and round 0's order, run nothing")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the cells and round 0's order, run nothing")
     ap.add_argument("--output-base", default=os.path.expanduser("~/.cache/bazel-bench"),
                     help="Bazel --output_base (one per concurrent user of the workspace)")
     ap.add_argument("--out", default=os.path.join(BENCH, "results", "suite"),
@@ -356,7 +369,8 @@ def main(argv=None):
         for p, why in skipped:
             log(f"skipped {p}: {why}")
         log(f"{len(cells)} cells a round x {args.rounds} rounds = {len(cells) * args.rounds} runs, "
-            f"+ {0 if args.no_analyze else sum(len(i) for _, i in programs)} analyses; round 0's order:")
+            f"+ {0 if args.no_analyze else sum(len(i) for _, i in programs)} analyses; "
+            "round 0's order:")
         for c in order(cells, args.seed, 0):
             log("  " + " ".join(map(str, c)))
         return 0
@@ -374,7 +388,8 @@ def main(argv=None):
             return 1
         bin_dir = out.strip()
     missing = [p for p, _ in programs
-               if not all(os.access(os.path.join(bin_dir, "bench", p + s), os.X_OK) for s in ("", "_libomp"))]
+               if not all(os.access(os.path.join(bin_dir, "bench", p + s), os.X_OK)
+                          for s in ("", "_libomp"))]
     skipped += [(p, "binaries not built") for p in missing]
     programs = [(p, i) for p, i in programs if p not in missing]
     for p, why in skipped:
@@ -384,12 +399,14 @@ def main(argv=None):
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     raw = {
         "suite": "tine classic suite (bench/scripts/suite.py)",
-        "command": "python3 bench/scripts/suite.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python3 bench/scripts/suite.py "
+                   + " ".join(argv if argv is not None else sys.argv[1:]),
         "started": datetime.datetime.now().isoformat(timespec="seconds"),
         "machine": machine(), "env": environment(), "bin_dir": home_as_tilde(bin_dir),
         "rounds": args.rounds, "seed": args.seed, "reps": args.reps,
         "programs": [{"program": p, "input": i} for p, inputs in programs for i in inputs],
-        "runtimes": [{"name": n, "binary_suffix": s, "lib": l, "workers": ws} for n, s, l, ws in runtimes],
+        "runtimes": [{"name": n, "binary_suffix": s, "lib": l, "workers": ws}
+                     for n, s, l, ws in runtimes],
         "skipped": [{"program": p, "why": why} for p, why in skipped],
         "runs": [], "analysis": [],
     }
@@ -418,11 +435,13 @@ def main(argv=None):
         if not args.no_analyze:
             for prog, inputs in programs:
                 for inp in inputs:
-                    rec = run_analysis(bin_dir, prog, inp, args.analyze_repeats, 2, args.timeout * 4)
+                    rec = run_analysis(bin_dir, prog, inp, args.analyze_repeats, 2,
+                                       args.timeout * 4)
                     raw["analysis"].append(rec)
                     save(raw, args.out)
-                    log(f"  analyze {prog} {inp}: parallelism {rec.get('parallelism')}, predicted on 2 "
-                        f"{rec.get('predicted_2')}, {rec['wall_s']} s, {rec['status']}")
+                    log(f"  analyze {prog} {inp}: parallelism {rec.get('parallelism')}, "
+                        f"predicted on 2 {rec.get('predicted_2')}, {rec['wall_s']} s, "
+                        f"{rec['status']}")
                     if rec["status"] != "ok":
                         failures += 1
                         loud(f"analyze {prog} {inp}", rec)

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
-"""The classic suite's report: Markdown tables and an offline HTML page from bench/scripts/suite.py's runs.
+"""The classic suite's report: Markdown tables and an offline HTML page from the runs of
+bench/scripts/suite.py.
 
     python3 bench/scripts/suite_report.py [RAW.json] [--md OUT.md] [--html OUT.html]
 
-RAW.json (default bench/results/suite.json) is what bench/scripts/suite.py writes: every timed run (one
-process per program x runtime x workers x round, its own reported seconds and /usr/bin/time -v's
-maximum RSS) and one tine::analyze run per program. The defaults for the outputs are RAW's name
-with .md and .html. Python's standard library only: the charts are SVG written here, inline in the
-page, so it opens anywhere without a network or matplotlib.
+RAW.json (default bench/results/suite.json) is what bench/scripts/suite.py writes: every timed run
+(one process per program x runtime x workers x round, its own reported seconds and
+/usr/bin/time -v's maximum RSS) and one tine::analyze run per program. The defaults for the
+outputs are RAW's name with .md and .html. Python's standard library only: the charts are SVG
+written here, inline in the page, so it opens anywhere without a network or matplotlib.
 
 Tables (the same in both files): median time per program x runtime x workers, with the spread over
 the rounds; the speed-up T(1)/T(2) per runtime beside the analyzer's parallelism and predicted
@@ -128,8 +129,8 @@ def table_times(s):
             if any(c != DASH for c in cells):
                 rows.append([program, inp, str(p)] + cells)
     return ("Median time (s)",
-            "The program's own seconds for one run (its `--plain` line), median over the rounds; in "
-            "parentheses the spread over the rounds, (max − min)/median.",
+            "The program's own seconds for one run (its `--plain` line), median over the rounds; "
+            "in parentheses the spread over the rounds, (max − min)/median.",
             ["program", "input", "P"] + s.runtimes, rows)
 
 
@@ -205,7 +206,8 @@ def table_failures(s):
     for r in s.runs:
         if r["status"] != "ok":
             rows.append([r["program"], r["input"], r["runtime"], str(r["workers"]),
-                         str(r["round"] + 1) if "round" in r else "", r["status"], (r.get("output") or "")[:160]])
+                         str(r["round"] + 1) if "round" in r else "", r["status"],
+                         (r.get("output") or "")[:160]])
     for a in s.raw.get("analysis", []):
         if a.get("status") != "ok":
             rows.append([a["program"], a["input"], "analyze", "2", "", a.get("status", "?"),
@@ -225,8 +227,8 @@ def table_out_of_range(s):
             if t is not None and not lo <= t <= hi:
                 rows.append([program, inp, rt, fmt(t), "below" if t < lo else "above"])
     return (f"One-worker times outside {fmt(lo)}-{fmt(hi)} s",
-            "The inputs are each program's main bench input (`bench_inputs()`), sized for 0.2 to 2 s "
-            "on one worker; these medians fall outside that.",
+            "The inputs are each program's main bench input (`bench_inputs()`), sized for 0.2 to "
+            "2 s on one worker; these medians fall outside that.",
             ["program", "input", "runtime", "median (s)", ""], rows)
 
 
@@ -268,7 +270,8 @@ def conditions(s):
         f"- command: `{raw.get('command', '?')}`",
         f"- started {raw.get('started', '?')}, finished {raw.get('finished', 'not (interrupted)')}",
         f"- rounds: {raw.get('rounds', '?')} (seed {raw.get('seed', '?')}), "
-        f"{len(s.programs)} program inputs of {sum(len(v) for v in s.workers_of.values())} cells each, "
+        f"{len(s.programs)} program inputs of "
+        f"{sum(len(v) for v in s.workers_of.values())} cells each, "
         f"{len(s.runs)} runs, {sum(1 for r in s.runs if r['status'] == 'ok')} ok; "
         f"processes' wall time {sum(walls):.0f} s",
         f"- machine: {m.get('Model name', '?')}, {m.get('CPU(s)', '?')} CPUs; {m.get('gcc', '?')}; "
@@ -276,10 +279,11 @@ def conditions(s):
                                       if m.get("git_modified") else ""),
     ]
     if loads:
-        lines.append(f"- load average (1 min) before each run: {min(loads):.2f} to {max(loads):.2f}, "
-                     f"median {statistics.median(loads):.2f}")
+        lines.append(f"- load average (1 min) before each run: {min(loads):.2f} to "
+                     f"{max(loads):.2f}, median {statistics.median(loads):.2f}")
     if raw.get("env"):
-        lines.append("- environment: " + ", ".join(f"`{k}={v}`" for k, v in sorted(raw["env"].items())))
+        lines.append("- environment: "
+                     + ", ".join(f"`{k}={v}`" for k, v in sorted(raw["env"].items())))
     return lines
 
 
@@ -289,7 +293,8 @@ def markdown(s):
         if not rows and title.startswith(("Runs that", "One-worker times")):
             out += [f"## {title}", "", "None.", ""]
             continue
-        out += [f"## {title}", ""] + ([text, ""] if text else []) + [markdown_table(header, rows), ""]
+        out += ([f"## {title}", ""] + ([text, ""] if text else [])
+                + [markdown_table(header, rows), ""])
     return "\n".join(out)
 
 
@@ -332,7 +337,8 @@ def bar_chart(title, categories, series, ylabel, hlines=(), width=380, height=25
            f'font-weight="bold">{e(title)}</text>']
     for t in ticks:
         y = yof(t)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#e5e5e5"/>')
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" '
+                   'stroke="#e5e5e5"/>')
         out.append(f'<text x="{left - 4}" y="{y + 3:.1f}" text-anchor="end">{round(t, 9):g}</text>')
     out.append(f'<text transform="translate(11,{top + ph / 2:.1f}) rotate(-90)" '
                f'text-anchor="middle">{e(ylabel)}</text>')
@@ -375,7 +381,8 @@ def bar_chart(title, categories, series, ylabel, hlines=(), width=380, height=25
         x, anchor = (left + pw - 2, "end") if k % 2 == 0 else (left + 4, "start")
         out.append(f'<text x="{x}" y="{yof(y) - 3:.1f}" text-anchor="{anchor}" '
                    f'fill="#333">{e(label)}</text>')
-    out.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#000"/>')
+    out.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" '
+               'stroke="#000"/>')
     out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#000"/>')
     out.append("</svg>")
     return "\n".join(out)
@@ -398,7 +405,8 @@ def per_worker_series(s, program, inp, value, points, unit):
             has = s.has(rt, p)
             vals.append(value(program, inp, rt, p) if has else None)
             pts.append(points(program, inp, rt, p) if has else [])
-            missing.append("✗" if has and vals[-1] is None and s.failed(program, inp, rt, p) else None)
+            failed = has and vals[-1] is None and s.failed(program, inp, rt, p)
+            missing.append("✗" if failed else None)
         out.append({"name": f"P={p}", "values": vals, "points": pts, "missing": missing,
                     "color": [COLORS.get(rt, "#444") for rt in s.runtimes],
                     "opacity": 0.45 if k + 1 < len(s.worker_counts) else 1.0, "unit": unit})
@@ -433,9 +441,11 @@ def summary_charts(s):
     charts = [speed]
     if "tine_busy" in s.runtimes:
         others = [rt for rt in s.runtimes if rt not in ("tine_busy", "serial") and s.has(rt, 2)]
-        rel = bar_chart("Time on 2 workers over tine_busy's (above 1: slower than tine_busy)", names,
-                        [{"name": rt, "values": [ratio(s.time(p, i, rt, 2), s.time(p, i, "tine_busy", 2))
-                                                 for p, i in s.programs],
+        rel = bar_chart("Time on 2 workers over tine_busy's (above 1: slower than tine_busy)",
+                        names,
+                        [{"name": rt,
+                          "values": [ratio(s.time(p, i, rt, 2), s.time(p, i, "tine_busy", 2))
+                                     for p, i in s.programs],
                           "color": COLORS.get(rt, "#444"), "unit": "x"} for rt in others],
                         "T / T(tine_busy)", hlines=[(1.0, "tine_busy", "2,2")], width=width,
                         height=300)
@@ -462,8 +472,8 @@ def html_page(s):
             for line in conditions(s)]
     out.append("</ul>")
     out.append(legend([(COLORS.get(rt, "#444"), 1, rt) for rt in s.runtimes]))
-    out.append("<p>Per program: lighter bars 1 worker, darker 2; dots are the single runs; ✗ a cell "
-               "whose every run failed. Hover for values.</p>")
+    out.append("<p>Per program: lighter bars 1 worker, darker 2; dots are the single runs; "
+               "✗ a cell whose every run failed. Hover for values.</p>")
     out.append("<h2>Across programs</h2>")
     out.append('<div class="charts">' + "\n".join(summary_charts(s)) + "</div>")
     out.append("<h2>Per program</h2>")
@@ -492,7 +502,8 @@ def write_reports(raw, md_path, html_path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("raw", nargs="?", default=DEFAULT_RAW)
     ap.add_argument("--md")
     ap.add_argument("--html")

@@ -1,6 +1,7 @@
-"""Checks of bench/scripts/suite_report.py on a small synthetic suite (bench/scripts/suite.py's JSON): the Markdown
-tables' medians, spreads, speed-ups, ratios and memory; failed, missing and skipped cells; the
-analyzer's columns; and that the HTML page holds well-formed inline SVG charts and the tables."""
+"""Checks of bench/scripts/suite_report.py on a small synthetic suite (bench/scripts/suite.py's
+JSON): the Markdown tables' medians, spreads, speed-ups, ratios and memory; failed, missing and
+skipped cells; the analyzer's columns; and that the HTML page holds well-formed inline SVG charts
+and the tables."""
 import json
 import os
 import re
@@ -80,15 +81,16 @@ class MarkdownTest(unittest.TestCase):
         # header: program input P serial tine_busy tine_lazy tbb gomp libomp
         self.assertIn(["fib", "34", "1", "0.0200 (30%)", "0.400 (30%)", "0.500 (30%)", "1.60 (30%)",
                        "1.00 (30%)", "1.25 (30%)"], rows)
-        self.assertIn(["fib", "34", "2", "–", "0.200 (30%)", "0.400 (30%)", "0.800 (30%) [1 failed]",
-                       "4.00 (30%)", "2.50 (30%)"], rows)
-        self.assertIn(["uts", "T1", "2", "–", "0.400 (30%)", "failed (3)", "0.500 (30%)", "3.00 (30%)",
-                       "1.00 (30%)"], rows)
+        self.assertIn(["fib", "34", "2", "–", "0.200 (30%)", "0.400 (30%)",
+                       "0.800 (30%) [1 failed]", "4.00 (30%)", "2.50 (30%)"], rows)
+        self.assertIn(["uts", "T1", "2", "–", "0.400 (30%)", "failed (3)", "0.500 (30%)",
+                       "3.00 (30%)", "1.00 (30%)"], rows)
 
     def test_speedups_beside_the_analyzer(self):
         rows = rows_of(self.md, "Speed-up on 2 workers, T(1)/T(2), against the analyzer's")
         # tine_busy tine_lazy tbb gomp libomp | parallelism burdened predicted
-        self.assertIn(["fib", "34", "2.00", "1.25", "2.00", "0.250", "0.500", "1235", "300", "1.99"], rows)
+        self.assertIn(
+            ["fib", "34", "2.00", "1.25", "2.00", "0.250", "0.500", "1235", "300", "1.99"], rows)
         self.assertIn(["uts", "T1", "1.88", "–", "2.00", "0.333", "1.50", "–", "–", "–"], rows)
 
     def test_one_worker_over_serial(self):
@@ -104,13 +106,16 @@ class MarkdownTest(unittest.TestCase):
     def test_tine_over_tbb_and_openmp(self):
         rows = rows_of(self.md, "tine against TBB and OpenMP")
         # busy/TBB busy/gomp busy/libomp lazy/TBB lazy/gomp lazy/libomp
-        self.assertIn(["fib", "34", "1", "0.250", "0.400", "0.320", "0.312", "0.500", "0.400"], rows)
-        self.assertIn(["fib", "34", "2", "0.250", "0.0500", "0.0800", "0.500", "0.100", "0.160"], rows)
+        self.assertIn(["fib", "34", "1", "0.250", "0.400", "0.320", "0.312", "0.500", "0.400"],
+                      rows)
+        self.assertIn(["fib", "34", "2", "0.250", "0.0500", "0.0800", "0.500", "0.100", "0.160"],
+                      rows)
         self.assertIn(["uts", "T1", "2", "0.800", "0.133", "0.400", "–", "–", "–"], rows)
 
     def test_failures_and_skipped_programs_are_listed(self):
         rows = rows_of(self.md, "Runs that failed or were skipped")
-        self.assertEqual(sorted(r[4] for r in rows if r[:3] == ["uts", "T1", "tine_lazy"]), ["1", "2", "3"])
+        self.assertEqual(sorted(r[4] for r in rows if r[:3] == ["uts", "T1", "tine_lazy"]),
+                         ["1", "2", "3"])
         self.assertTrue(any(r[2] == "tbb" and r[5] == "crashed (signal 11)" for r in rows))
         self.assertTrue(any(r[2] == "analyze" and r[5] == "exit status 1" for r in rows))
         self.assertTrue(any(r[0] == "cholesky" and r[5] == "skipped" for r in rows))
@@ -163,7 +168,8 @@ class HtmlTest(unittest.TestCase):
 
 class NumbersTest(unittest.TestCase):
     def test_fmt(self):
-        self.assertEqual([suite_report.fmt(x) for x in (None, 0, 0.02, 1.234, 12.34, 193.4, 4567.8)],
+        values = (None, 0, 0.02, 1.234, 12.34, 193.4, 4567.8)
+        self.assertEqual([suite_report.fmt(x) for x in values],
                          ["–", "0", "0.0200", "1.23", "12.3", "193", "4568"])
 
     def test_ticks_cover_the_top(self):
