@@ -3,7 +3,8 @@
 
 /// \file scaling_modes.hpp
 /// The --plain and --analyze modes of the benchmark programs that do not use harness.hpp
-/// (algorithms.cpp, sort.cpp), with the harness's output lines, for bench/scaling_check.py:
+/// (algorithms_bench.cpp, sort_bench.cpp), with the harness's output lines, for
+/// bench/scripts/scaling_check.py:
 ///   --plain --what=W --pool=busy|lazy --workers=P [--reps=R]   timed runs of tine's W
 ///   --analyze [--what=W] [--repeats=R] [--workers=P]            tine::analyze of W (P: 2)
 
