@@ -13,15 +13,15 @@
 ///
 /// Many more leaves than workers let a worker that finishes early steal the remaining work of a
 /// slower one: the last leaf to finish is what the others wait for, so it should be a small part
-/// of the whole (bench/README.md measures the tail for 8 and 64 leaves per worker). The number
-/// of tasks stays 64 * workers per call whatever `n` is, so the fork overhead is bounded. `workers`
-/// is the number of workers of the scheduler the algorithm runs on, as the scheduler declares it to
-/// its workers (`tine::current_worker_count()`; tine's schedulers all do), else
-/// `std::thread::hardware_concurrency()`. The blocking and the task forms compute it alike, on
-/// the worker that starts the algorithm. There is deliberately no larger lower
-/// bound: with an expensive body a leaf of one element is right. For a very cheap body on a small
-/// input the whole call costs about as much as the scheduler's wake-up; pass a grain to keep small
-/// inputs serial, for example `tine::grain{4096}`.
+/// of the whole (bench/journal/2026-11-22-algorithms-vs-tbb-par.md measures the tail for 8 and 64
+/// leaves per worker). The number of tasks stays 64 * workers per call whatever `n` is, so the fork
+/// overhead is bounded. `workers` is the number of workers of the scheduler the algorithm runs on,
+/// as the scheduler declares it to its workers (`tine::current_worker_count()`; tine's schedulers
+/// all do), else `std::thread::hardware_concurrency()`. The blocking and the task forms compute it
+/// alike, on the worker that starts the algorithm. There is deliberately no larger lower bound:
+/// with an expensive body a leaf of one element is right. For a very cheap body on a small input
+/// the whole call costs about as much as the scheduler's wake-up; pass a grain to keep small inputs
+/// serial, for example `tine::grain{4096}`.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -22,9 +22,9 @@
 /// thread: submitting work to the analyzer from inside (resume_on, spawn, awaiting a future that
 /// resumes through it) ends the program with a message; a task that moves to another scheduler
 /// is measured only while it runs here. Timing
-/// every strand makes a run slower than an uninstrumented one (bench/README.md gives the
-/// measured factors); the measures are each strand's own time, less the time its thread spent
-/// off the processor.
+/// every strand makes a run slower than an uninstrumented one
+/// (bench/journal/2026-11-28-scalability-analysis.md gives the measured factors); the measures are
+/// each strand's own time, less the time its thread spent off the processor.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

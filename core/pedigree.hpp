@@ -36,7 +36,7 @@
 /// split led to the body. A body claims nothing from its transparent parent: its rank is the
 /// role, the same for every claimer. index_key takes all 64 bits of i: indices do not wrap.
 /// Keys are still computed only when a stream is asked for; what marking and indexing cost the
-/// algorithms' loops is measured in bench/README.md ("dprng in algorithm bodies").
+/// algorithms' loops is measured in bench/journal/2026-11-29-dprng-algorithm-bodies.md.
 ///
 /// Concurrency: a frame's own strand writes its `spawned` count (plain: nobody else reads it,
 /// except claimers of a called child's rank, who run while the parent waits for that child);

@@ -48,7 +48,8 @@
 ///   rank), view() throws std::logic_error: a view lives in one process's heap.
 ///
 /// Cost: view() that finds the strand's view reads the worker, its strand record and one entry
-/// of the record's table (bench/README.md gives the instruction count); the first view() of a
+/// of the record's table (bench/journal/2026-11-26-reducers-dprng.md gives the
+/// instruction count); the first view() of a
 /// strand allocates the view (aligned for `value_type`) and counts it (one atomic increment).
 /// A view lives until the join that merges it. A root's end takes the lock of each reducer it
 /// updated, once. Programs without reducers pay nothing on forks and joins that are not stolen.

@@ -230,7 +230,8 @@ class rank_worker {
   std::uint64_t m_generation = 0;
   /// How long the progress thread sleeps between two entries into MPI (`TINE_MPI_PROGRESS_US`
   /// overrides it): shorter makes steals and remote joins faster, and preempts the rank's worker
-  /// more often where the rank has no core to spare (bench/README.md has the trade-off measured).
+  /// more often where the rank has no core to spare (bench/journal/2026-11-25-distributed-pool.md
+  /// has the trade-off measured).
   std::chrono::microseconds m_interval{200};
   std::optional<progress_thread> m_progress;  // last: it calls receive() until it is gone
 };

@@ -43,9 +43,10 @@ namespace detail {
 /// The most workers a pool may have for its pops to be fenced asymmetrically by default. Each
 /// steal then interrupts every running worker of the process (membarrier), so the heavy side's
 /// total cost grows with the number of workers as well as with the steals, while the saving (a
-/// locked instruction per join) stays the same per worker (bench/README.md has the gain at two
-/// workers). Past this size the published protocol (a full fence in every pop) is kept until a
-/// larger machine measures otherwise.
+/// locked instruction per join) stays the same per worker
+/// (bench/journal/2026-11-24-scheduler-costs.md has the gain at two workers). Past this size the
+/// published protocol (a full fence in every pop) is kept until a larger machine measures
+/// otherwise.
 inline constexpr std::size_t asymmetric_fence_max_workers = 8;
 
 /// The fence a pool of `workers` workers gives each of them: none for a single worker (nobody
@@ -148,7 +149,7 @@ struct watched {
 /// TINE_STATS asked for one, else nothing. A test per event between pieces of work (steal
 /// attempts, steals, submissions), never per task; the observer's code is in tine's library
 /// (env_observer.cpp), so that none of it competes with the tasks' code for GCC's unit-wide
-/// inlining budget (bench/README.md, "Observer overhead").
+/// inlining budget (bench/journal/2026-11-23-observer-overhead.md).
 struct env_watch {
   env_observer* observer;
   template <typename F>

@@ -45,7 +45,8 @@ Not modelled for sort: the steals themselves, cache hits across searches, a merg
 straddling a block boundary, the scratch vector's allocation.
 
 Defaults (`--costs machine`: this machine's ranks moving data through MPI, as between machines;
-bench/README.md, whose two-rank bytes come from runs with TINE_MPI_RANKS_PER_MACHINE=1):
+bench/journal/2026-11-27-distributed-global-algorithms.md, whose two-rank bytes come from runs
+with TINE_MPI_RANKS_PER_MACHINE=1):
 - elem_ns 1.27: reduce of 10^8 doubles on one rank, 127.1 ms, the mean of the two runs (122.9,
   131.3 ms) of the session that measured merge_ns ("Distributed: algorithms on global vectors").
 - sort_ns 4.10: serial std::sort of 10^7 random doubles, 954 ms ("Sort", run D), over

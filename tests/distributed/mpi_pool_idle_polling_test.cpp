@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "bench/distributed_tasks.hpp"
+#include "bench/distributed/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 int main(int argc, char** argv) {

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "bench/distributed_tasks.hpp"
+#include "bench/distributed/distributed_tasks.hpp"
 
 using distributed_tasks::fib;
 

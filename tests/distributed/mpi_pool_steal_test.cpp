@@ -18,8 +18,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/distributed_tasks.hpp"
-#include "bench/uts.hpp"
+#include "bench/distributed/distributed_tasks.hpp"
+#include "bench/suite/uts.hpp"
 #include "tests/distributed/mixed_tree.hpp"
 #include "tests/distributed/mpi_check.hpp"
 

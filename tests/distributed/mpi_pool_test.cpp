@@ -12,7 +12,7 @@
 #include <thread>
 #include <typeinfo>
 
-#include "bench/distributed_tasks.hpp"
+#include "bench/distributed/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {

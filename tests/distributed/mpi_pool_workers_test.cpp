@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/distributed_tasks.hpp"
+#include "bench/distributed/distributed_tasks.hpp"
 #include "tests/distributed/mpi_check.hpp"
 
 namespace {
