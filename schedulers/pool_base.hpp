@@ -5,7 +5,8 @@
 /// What busy_pool and lazy_pool share: the workers (threads, contexts, counters, handles), the
 /// topology and victim policy, choosing a worker for a submission, the per-worker activity that
 /// destruction waits on, and the destruction itself. Each pool supplies its worker loop and its
-/// way of waking a worker (CRTP, no virtual calls). Also the link to the pool's observer.
+/// way of waking a worker (CRTP, no virtual calls). The link to the observer is in
+/// pool_observation.hpp, the defaults (worker count, fence) in pool_defaults.hpp.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -31,6 +32,8 @@
 #include <tine/policies/victim_policy.hpp>
 #include <tine/schedulers/env_observer.hpp>
 #include <tine/schedulers/liveness.hpp>
+#include <tine/schedulers/pool_defaults.hpp>
+#include <tine/schedulers/pool_observation.hpp>
 #include <tine/schedulers/pool_observer.hpp>
 #include <tine/schedulers/pool_worker.hpp>
 #include <tine/schedulers/shared_submissions.hpp>
@@ -39,36 +42,6 @@
 
 namespace tine {
 namespace detail {
-
-/// The most workers a pool may have for its pops to be fenced asymmetrically by default. Each
-/// steal then interrupts every running worker of the process (membarrier), so the heavy side's
-/// total cost grows with the number of workers as well as with the steals, while the saving (a
-/// locked instruction per join) stays the same per worker
-/// (bench/journal/2026-11-24-scheduler-costs.md has the gain at two workers). Past this size the
-/// published protocol (a full fence in every pop) is kept until a larger machine measures
-/// otherwise.
-inline constexpr std::size_t asymmetric_fence_max_workers = 8;
-
-/// The fence a pool of `workers` workers gives each of them: none for a single worker (nobody
-/// else steals from it), else TINE_POOL_OWNER_FENCE if the build defines it (`full` or
-/// `asymmetric`), else asymmetric up to asymmetric_fence_max_workers and full beyond.
-/// (asymmetric falls back to full where the system cannot provide it: worker_runtime::fence().)
-constexpr owner_fence pool_owner_fence(std::size_t workers) noexcept {
-  if (workers == 1) {
-    return owner_fence::none;
-  }
-#if defined(TINE_POOL_OWNER_FENCE)
-  return owner_fence::TINE_POOL_OWNER_FENCE;
-#else
-  return workers <= asymmetric_fence_max_workers ? owner_fence::asymmetric : owner_fence::full;
-#endif
-}
-
-/// The default worker count: one per hardware thread, at least one (hardware_concurrency() may
-/// return 0 when it does not know).
-inline std::size_t default_worker_count() noexcept {
-  return std::max<std::size_t>(1, std::thread::hardware_concurrency());
-}
 
 /// Which pool (if any) the calling thread is a worker of, and its index there.
 struct pool_identity {
@@ -86,79 +59,6 @@ TINE_TLS_ACCESSOR pool_identity read_pool_identity() noexcept { return tls_pool_
   throw std::invalid_argument(std::string("tine::") + pool_name +
                               ": a pool needs at least one worker, but 0 workers were requested");
 }
-
-/// How a pool reaches its observer: a pointer to it, and the hook table and per-worker bindings
-/// through which the core reports its events (worker_hooks.hpp).
-template <typename Observer>
-class observer_link {
- public:
-  explicit observer_link(Observer& o) noexcept : m_observer(&o) {}
-
-  Observer& get() const noexcept { return *m_observer; }
-
-  /// Makes the bindings of `n` workers (before any starts) and tells the observer.
-  void attach(std::size_t n) {
-    m_bindings = std::make_unique<hook_binding[]>(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      m_bindings[i] = hook_binding{&table, m_observer, i};
-    }
-    m_observer->attach(n);
-  }
-
-  const hook_binding* binding(std::size_t i) const noexcept { return &m_bindings[i]; }
-
- private:
-  static Observer& of(void* o) noexcept { return *static_cast<Observer*>(o); }
-  static constexpr worker_hooks table = {
-      [](void* o, std::size_t w) noexcept { of(o).on_join_suspend(w); },
-      [](void* o, std::size_t w) noexcept { of(o).on_join_resume(w); },
-      [](void* o, std::size_t w, std::size_t bytes) noexcept { of(o).on_stacklet_alloc(w, bytes); },
-      [](void* o, std::size_t w, std::size_t bytes) noexcept { of(o).on_stacklet_free(w, bytes); },
-  };
-
-  Observer* m_observer;
-  std::unique_ptr<hook_binding[]> m_bindings;
-};
-
-/// No observer: nothing to hold (and, [[no_unique_address]] in pool_base, no byte of the pool).
-template <>
-class observer_link<no_observer> {};
-
-/// What a pool built without an observer holds for TINE_TRACE / TINE_STATS (env_observer.hpp):
-/// null when neither is set. Destroyed after the workers are joined, which writes the output.
-template <typename Observer>
-struct env_observation {};
-
-template <>
-struct env_observation<no_observer> {
-  env_observer::pointer observer;
-  std::unique_ptr<observer_link<env_observer>> link;
-};
-
-/// How a worker loop reports its events: `watch(f)` calls `f(observer)`.
-template <typename O>
-struct watched {
-  O* observer;
-  template <typename F>
-  TINE_ALWAYS_INLINE void operator()(F&& f) const noexcept {
-    f(*observer);
-  }
-};
-
-/// The watch of a pool without an observer: the environment's observer if TINE_TRACE or
-/// TINE_STATS asked for one, else nothing. A test per event between pieces of work (steal
-/// attempts, steals, submissions), never per task; the observer's code is in tine's library
-/// (env_observer.cpp), so that none of it competes with the tasks' code for GCC's unit-wide
-/// inlining budget (bench/journal/2026-11-23-observer-overhead.md).
-struct env_watch {
-  env_observer* observer;
-  template <typename F>
-  TINE_ALWAYS_INLINE void operator()(F&& f) const noexcept {
-    if (TINE_UNLIKELY(observer != nullptr)) {
-      f(*observer);
-    }
-  }
-};
 
 template <typename Derived, victim_policy Policy, typename Observer = no_observer>
 class pool_base {
