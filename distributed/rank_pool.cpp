@@ -16,6 +16,7 @@
 #include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/rank_topology.hpp>
 #include <tine/distributed/rank_worker.hpp>
+#include <tine/distributed/run_taken.hpp>
 #include <tine/distributed/worker_lane.hpp>
 
 namespace tine::mpi::detail {
@@ -286,11 +287,7 @@ void rank_pool::work_or_steal(std::size_t w) {
     if (victim != w) {
       if (tine::detail::frame* f = me.take_continuation(*m_contexts[victim])) {
         ++m_local_steals[w];
-        try {
-          me.resume_stolen(f);
-        } catch (const std::bad_alloc&) {
-          tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a continuation on");
-        }
+        run_taken(me, f);
         return;
       }
       if (m_slots[victim]->offered() && m_worker->try_steal(m_rank, *m_slots[victim], me)) {

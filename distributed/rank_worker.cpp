@@ -9,6 +9,7 @@
 
 #include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/run_taken.hpp>
 
 namespace tine::mpi::detail {
 namespace {
@@ -348,11 +349,7 @@ bool rank_worker::try_steal(int victim, offer_slot& slot, worker_context& contex
     // lines of global vectors may predate those writes (an acquire point).
     block_cache::instance().invalidate();
   }
-  try {
-    context.resume_stolen(f);
-  } catch (const std::bad_alloc&) {
-    tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a stolen continuation on");
-  }
+  run_taken(context, f);
   return true;
 }
 
