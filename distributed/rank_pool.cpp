@@ -1,7 +1,5 @@
 #include <tine/distributed/rank_pool.hpp>
 
-#include <sched.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +16,7 @@
 #include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/run_taken.hpp>
 #include <tine/distributed/worker_lane.hpp>
+#include <tine/policies/topology.hpp>
 
 namespace tine::mpi::detail {
 namespace {
@@ -46,22 +45,22 @@ bool completed(MPI_Request& request) {
 
 /// The default workers per rank: TINE_MPI_WORKERS_PER_RANK when set (a positive integer up to
 /// 4096; 0 when it is anything else, which the constructor refuses on every rank), otherwise the
-/// cores in this rank's affinity mask, divided among the ranks of its machine when they all have
-/// the same mask (a launcher that does not bind ranks to cores gives each the whole machine's);
-/// at least 1. Collective over `comm`, on every rank alike.
+/// cpus this process may run on (tine::usable_cpus), divided among the ranks of its machine when
+/// they all have the same cpus (a launcher that does not bind ranks to cores gives each the whole
+/// machine's); at least 1. Collective over `comm`, on every rank alike.
 std::size_t default_workers(MPI_Comm comm) {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  std::size_t cores = 1;
-  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
-    cores = static_cast<std::size_t>(CPU_COUNT(&mask));
+  std::vector<unsigned> cpus;
+  try {
+    cpus = tine::usable_cpus();
+  } catch (...) {
+    // A rank that cannot read its cpus counts one, as the other ranks wait for it below.
+    cpus.clear();
   }
-  // The same mask on every rank of the machine, by its hash and its count.
+  const std::size_t cores = cpus.empty() ? 1 : cpus.size();
+  // The same cpus on every rank of the machine, by their hash and their count.
   std::uint64_t hash = 1469598103934665603ULL;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &mask)) {
-      hash = (hash ^ static_cast<std::uint64_t>(cpu)) * 1099511628211ULL;
-    }
+  for (const unsigned cpu : cpus) {
+    hash = (hash ^ static_cast<std::uint64_t>(cpu)) * 1099511628211ULL;
   }
   MPI_Comm machine = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
