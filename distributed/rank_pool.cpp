@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/collective_call.hpp>
 #include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/offer_slot.hpp>
+#include <tine/distributed/pool_hooks.hpp>
 #include <tine/distributed/rank_topology.hpp>
 #include <tine/distributed/rank_worker.hpp>
 #include <tine/distributed/run_taken.hpp>
@@ -190,10 +190,9 @@ void rank_pool::check_same_parameters(std::size_t workers, std::size_t slice_byt
 }
 
 rank_pool::~rank_pool() {
-  if (m_global_stores != 0) {
-    tine::detail::fatal(
-        "tine::mpi_pool: destroyed while global vectors made on it still exist (destroy every "
-        "tine::mpi::global_vector before its pool)");
+  // A layer with resources still made on this pool ends the program here, saying so.
+  if (const pool_hooks* hooks = pool_hooks_now(); hooks != nullptr && hooks->closing != nullptr) {
+    hooks->closing(*this);
   }
   agree_on_call(m_comm, {collective_call::destroy, m_calls, 0, 0});
   {
@@ -215,8 +214,8 @@ rank_pool::~rank_pool() {
   MPI_Comm_free(&m_comm);
 }
 
-void rank_pool::agree_on_global_call(bool made, std::uint64_t elements,
-                                     std::uint64_t element_bytes) {
+void rank_pool::agree_on_resource_call(bool made, std::uint64_t elements,
+                                       std::uint64_t element_bytes) {
   agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate, m_calls++,
                          elements, element_bytes});
 }
@@ -344,8 +343,8 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
         "thread is the rank's first worker)");
   }
   agree_on_call(m_comm, {collective_call::root, m_calls++, signature, value_bytes});
-  // A new root follows whatever every rank's earlier roots wrote (an acquire point).
-  block_cache::instance().invalidate();
+  // A new root follows whatever every rank's earlier roots wrote.
+  announce_acquire(acquire_point::root);
   // The pool's threads look for work until the outcome is known here.
   {
     std::lock_guard lock(m_park);
