@@ -12,7 +12,8 @@
 /// 16 MiB; 0 turns it off) and evicts the least recently used line. Views never point into it:
 /// a checkout copies out of it, so a line can go at any time and nothing is pinned.
 ///
-/// Coherence, for a data-race-free fork-join program (docs/distributed.md, "Global memory"):
+/// Coherence, for a data-race-free fork-join program (docs/distributed_internals.md, "Global
+/// memory's cache and consistency"):
 /// - a write to another rank's elements goes there (MPI_Put, flushed) and then drops the lines
 ///   it overlaps here, before the writer goes on: what follows it on this rank refetches them;
 /// - what other ranks wrote reaches this rank's strands only through a steal of a continuation

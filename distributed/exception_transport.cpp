@@ -64,6 +64,43 @@ const std::error_category* category_named(std::string_view name) {
   return nullptr;
 }
 
+// The built-in kinds. Types whose what() is fixed travel by name alone and are
+// default-constructed on arrival; the <stdexcept> types are rebuilt from their what(). Each list
+// is in registration order, a base before the types derived from it.
+#define TINE_FIXED_WHAT(X)     \
+  X(std::exception)            \
+  X(std::bad_alloc)            \
+  X(std::bad_array_new_length) \
+  X(std::bad_cast)             \
+  X(std::bad_any_cast)         \
+  X(std::bad_typeid)           \
+  X(std::bad_exception)        \
+  X(std::bad_function_call)    \
+  X(std::bad_optional_access)  \
+  X(std::bad_variant_access)   \
+  X(std::bad_weak_ptr)         \
+  X(tine::cancelled)
+#define TINE_REBUILT_FROM_WHAT(X) \
+  X(std::logic_error)             \
+  X(std::invalid_argument)        \
+  X(std::domain_error)            \
+  X(std::length_error)            \
+  X(std::out_of_range)            \
+  X(std::runtime_error)           \
+  X(std::range_error)             \
+  X(std::overflow_error)          \
+  X(std::underflow_error)
+
+template <typename E>
+std::string fixed_payload(const E&) {
+  return std::string();
+}
+
+template <typename E>
+E fixed_load(std::string_view, std::string_view) {
+  return E();
+}
+
 struct registry {
   std::mutex mutex;
   /// Registration order: a type after the types it derives from, so that walking backwards
@@ -99,109 +136,48 @@ struct registry {
   }
 };
 
-/// A kind for a standard type rebuilt from its what().
-template <typename E>
-exception_kind with_message(const char* name) {
-  return exception_kind{name, &typeid(E),
-                        [](const std::exception_ptr& e, std::string&) {
-                          try {
-                            std::rethrow_exception(e);
-                          } catch (const E&) {
-                            return true;
-                          } catch (...) {
-                            return false;
-                          }
-                        },
-                        [](std::string_view, std::string_view what) {
-                          return std::make_exception_ptr(E(std::string(what)));
-                        }};
-}
-
-/// A kind for a standard type that is default-constructed (its what() is fixed).
-template <typename E>
-exception_kind without_message(const char* name) {
-  return exception_kind{
-      name, &typeid(E),
-      [](const std::exception_ptr& e, std::string&) {
-        try {
-          std::rethrow_exception(e);
-        } catch (const E&) {
-          return true;
-        } catch (...) {
-          return false;
-        }
-      },
-      [](std::string_view, std::string_view) { return std::make_exception_ptr(E()); }};
-}
-
 registry& the_registry() {
   static registry* r = [] {
     auto* made = new registry;  // never destroyed: exceptions may cross during static teardown
-    made->add(without_message<std::exception>("std::exception"));
+    // Base before derived (kind_of walks backwards): the fixed types, the message types, then
+    // the types with payloads (future_error derives from logic_error; system_error and
+    // remote_error from runtime_error). The names on the wire are the types' own spelling.
+#define TINE_ADD_FIXED_WHAT(E) made->add(make_kind<E>(#E, fixed_payload<E>, fixed_load<E>));
+#define TINE_ADD_REBUILT_FROM_WHAT(E) made->add(rebuilt_from_what<E>(#E));
+    TINE_FIXED_WHAT(TINE_ADD_FIXED_WHAT)
     made->exact_only.push_back(&typeid(std::exception));
-    made->add(without_message<std::bad_alloc>("std::bad_alloc"));
-    made->add(without_message<std::bad_array_new_length>("std::bad_array_new_length"));
-    made->add(without_message<std::bad_cast>("std::bad_cast"));
-    made->add(without_message<std::bad_any_cast>("std::bad_any_cast"));
-    made->add(without_message<std::bad_typeid>("std::bad_typeid"));
-    made->add(without_message<std::bad_exception>("std::bad_exception"));
-    made->add(without_message<std::bad_function_call>("std::bad_function_call"));
-    made->add(without_message<std::bad_optional_access>("std::bad_optional_access"));
-    made->add(without_message<std::bad_variant_access>("std::bad_variant_access"));
-    made->add(without_message<std::bad_weak_ptr>("std::bad_weak_ptr"));
-    made->add(with_message<std::logic_error>("std::logic_error"));
-    made->add(with_message<std::invalid_argument>("std::invalid_argument"));
-    made->add(with_message<std::domain_error>("std::domain_error"));
-    made->add(with_message<std::length_error>("std::length_error"));
-    made->add(with_message<std::out_of_range>("std::out_of_range"));
-    made->add(exception_kind{"std::future_error", &typeid(std::future_error),
-                             [](const std::exception_ptr& e, std::string& payload) {
-                               try {
-                                 std::rethrow_exception(e);
-                               } catch (const std::future_error& f) {
-                                 payload = int_payload(f.code().value());
-                                 return true;
-                               } catch (...) {
-                                 return false;
-                               }
-                             },
-                             [](std::string_view payload, std::string_view) {
-                               return std::make_exception_ptr(std::future_error(
-                                   static_cast<std::future_errc>(int_of(payload))));
-                             }});
-    made->add(with_message<std::runtime_error>("std::runtime_error"));
-    made->add(with_message<std::range_error>("std::range_error"));
-    made->add(with_message<std::overflow_error>("std::overflow_error"));
-    made->add(with_message<std::underflow_error>("std::underflow_error"));
+    TINE_REBUILT_FROM_WHAT(TINE_ADD_REBUILT_FROM_WHAT)
+#undef TINE_ADD_FIXED_WHAT
+#undef TINE_ADD_REBUILT_FROM_WHAT
+    made->add(make_kind<std::future_error>(
+        "std::future_error",
+        [](const std::future_error& f) { return int_payload(f.code().value()); },
+        [](std::string_view payload, std::string_view) {
+          return std::future_error(static_cast<std::future_errc>(int_of(payload)));
+        }));
     // A system_error travels with its code when its category is one every rank has; what() is
     // rebuilt as the constructor makes it, "prefix: message".
-    made->add(exception_kind{
-        "std::system_error", &typeid(std::system_error),
-        [](const std::exception_ptr& e, std::string& payload) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::system_error& s) {
-            if (category_named(s.code().category().name()) == nullptr) {
-              return false;
-            }
-            const std::string message = s.code().message();
-            std::string_view what = s.what();
-            std::string prefix;
-            if (what != message) {
-              const std::string suffix = ": " + message;
-              prefix =
-                  what.size() >= suffix.size() && what.substr(what.size() - suffix.size()) == suffix
-                      ? std::string(what.substr(0, what.size() - suffix.size()))
-                      : std::string(what);
-            }
-            payload.clear();
-            put_field(payload, int_payload(s.code().value()));
-            put_field(payload, s.code().category().name());
-            put_field(payload, prefix);
-            return true;
-          } catch (...) {
-            return false;
+    made->add(make_kind<std::system_error>(
+        "std::system_error",
+        [](const std::system_error& s) -> std::optional<std::string> {
+          if (category_named(s.code().category().name()) == nullptr) {
+            return std::nullopt;
           }
+          const std::string message = s.code().message();
+          std::string_view what = s.what();
+          std::string prefix;
+          if (what != message) {
+            const std::string suffix = ": " + message;
+            prefix =
+                what.size() >= suffix.size() && what.substr(what.size() - suffix.size()) == suffix
+                    ? std::string(what.substr(0, what.size() - suffix.size()))
+                    : std::string(what);
+          }
+          std::string payload;
+          put_field(payload, int_payload(s.code().value()));
+          put_field(payload, s.code().category().name());
+          put_field(payload, prefix);
+          return payload;
         },
         [](std::string_view payload, std::string_view what) {
           std::string_view value;
@@ -219,23 +195,13 @@ registry& the_registry() {
           return prefix.empty()
                      ? std::make_exception_ptr(std::system_error(code))
                      : std::make_exception_ptr(std::system_error(code, std::string(prefix)));
-        }});
-    made->add(without_message<tine::cancelled>("tine::cancelled"));
-    made->add(exception_kind{"tine::mpi::remote_error", &typeid(remote_error),
-                             [](const std::exception_ptr& e, std::string& payload) {
-                               try {
-                                 std::rethrow_exception(e);
-                               } catch (const remote_error& r) {
-                                 payload = int_payload(r.origin_rank());
-                                 return true;
-                               } catch (...) {
-                                 return false;
-                               }
-                             },
-                             [](std::string_view payload, std::string_view what) {
-                               return std::make_exception_ptr(
-                                   remote_error(std::string(what), int_of(payload)));
-                             }});
+        }));
+    made->add(make_kind<remote_error>(
+        "tine::mpi::remote_error",
+        [](const remote_error& r) { return int_payload(r.origin_rank()); },
+        [](std::string_view payload, std::string_view what) {
+          return remote_error(std::string(what), int_of(payload));
+        }));
     return made;
   }();
   return *r;

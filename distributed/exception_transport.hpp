@@ -36,6 +36,7 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -53,6 +54,53 @@ struct exception_kind {
   std::function<bool(const std::exception_ptr& e, std::string& payload)> save;
   std::function<std::exception_ptr(std::string_view payload, std::string_view what)> load;
 };
+
+/// The kind of `E` under `name`, made of a type's own two functions: `save(const E&)` returns the
+/// payload (a `std::string`; or a `std::optional<std::string>`, empty when this object cannot
+/// travel as an `E`), `load(payload, what)` returns the rebuilt object (an `E`, or a
+/// `std::exception_ptr` to something else).
+template <typename E, typename Save, typename Load>
+exception_kind make_kind(std::string name, Save save, Load load) {
+  return exception_kind{
+      std::move(name), &typeid(E),
+      [save = std::move(save)](const std::exception_ptr& e, std::string& payload) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const E& object) {
+          // What save throws leaves here (serialise_exception sends the message alone).
+          if constexpr (std::is_same_v<std::invoke_result_t<Save&, const E&>,
+                                       std::optional<std::string>>) {
+            std::optional<std::string> saved = save(object);
+            if (!saved.has_value()) {
+              return false;
+            }
+            payload = std::move(*saved);
+          } else {
+            payload = save(object);
+          }
+          return true;
+        } catch (...) {
+          return false;
+        }
+      },
+      [load = std::move(load)](std::string_view payload, std::string_view what) {
+        if constexpr (std::is_same_v<
+                          std::invoke_result_t<Load&, std::string_view, std::string_view>,
+                          std::exception_ptr>) {
+          return load(payload, what);
+        } else {
+          return std::make_exception_ptr(load(payload, what));
+        }
+      }};
+}
+
+/// The kind of a type whose whole state is its message: rebuilt from its what().
+template <typename E>
+exception_kind rebuilt_from_what(std::string name) {
+  return make_kind<E>(
+      std::move(name), [](const E&) { return std::string(); },
+      [](std::string_view, std::string_view what) { return E(std::string(what)); });
+}
 
 /// Adds `kind` to this process's registry. Throws std::invalid_argument if its name is taken by
 /// another type (registering the same type under the same name again does nothing).
@@ -86,21 +134,8 @@ void register_exception(std::string name, Save save, Load load) {
   static_assert(std::is_invocable_r_v<E, Load&, std::string_view, std::string_view>,
                 "tine::mpi::register_exception: load must take (std::string_view bytes, "
                 "std::string_view what) and return an E");
-  detail::register_exception_kind(detail::exception_kind{
-      std::move(name), &typeid(E),
-      [save = std::move(save)](const std::exception_ptr& e, std::string& payload) {
-        try {
-          std::rethrow_exception(e);
-        } catch (const E& object) {
-          payload = save(object);
-          return true;
-        } catch (...) {
-          return false;
-        }
-      },
-      [load = std::move(load)](std::string_view payload, std::string_view what) {
-        return std::make_exception_ptr(load(payload, what));
-      }});
+  detail::register_exception_kind(
+      detail::make_kind<E>(std::move(name), std::move(save), std::move(load)));
 }
 
 /// The same for a type whose whole state is its message: `E` must be constructible from a
@@ -108,12 +143,12 @@ void register_exception(std::string name, Save save, Load load) {
 /// `what()`.
 template <typename E>
 void register_exception(std::string name) {
+  static_assert(std::is_base_of_v<std::exception, E>,
+                "tine::mpi::register_exception: the type must derive from std::exception");
   static_assert(std::is_constructible_v<E, std::string>,
                 "tine::mpi::register_exception<E>(name): E must be constructible from a "
                 "std::string (its what()); otherwise pass save and load functions");
-  register_exception<E>(
-      std::move(name), [](const E&) { return std::string(); },
-      [](std::string_view, std::string_view what) { return E(std::string(what)); });
+  detail::register_exception_kind(detail::rebuilt_from_what<E>(std::move(name)));
 }
 
 }  // namespace tine::mpi

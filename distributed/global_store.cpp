@@ -11,6 +11,7 @@
 
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/block_cache.hpp>
+#include <tine/distributed/pool_hooks.hpp>
 #include <tine/distributed/rank_pool.hpp>
 
 namespace tine::mpi::detail {
@@ -22,11 +23,47 @@ struct registry {
   std::mutex mutex;
   std::unordered_map<std::uint32_t, global_store*> stores;
   std::uint32_t next_id = 1;
+  /// The stores alive on each pool (an entry while any is), which its destructor checks.
+  std::unordered_map<const rank_pool*, std::int64_t> per_pool;
 };
 
 registry& stores() {
   static registry r;
   return r;
+}
+
+/// What the pool announces to global memory (pool_hooks.hpp).
+void on_acquire(acquire_point) noexcept {
+  // The lines this rank cached of other ranks' blocks may predate writes it now follows.
+  block_cache::instance().invalidate();
+}
+
+void on_closing(const rank_pool& pool) noexcept {
+  bool alive = false;
+  {
+    registry& r = stores();
+    std::lock_guard lock(r.mutex);
+    alive = r.per_pool.contains(&pool);
+  }
+  if (alive) {
+    tine::detail::fatal(
+        "tine::mpi_pool: destroyed while global vectors made on it still exist (destroy every "
+        "tine::mpi::global_vector before its pool)");
+  }
+}
+
+/// Registered by the first store (rather than by a static object, which a static library's link
+/// may drop): with no store yet, no line is cached and no pool has a store to outlive.
+constexpr pool_hooks hooks{&on_acquire, &on_closing};
+
+/// One store fewer alive on `pool` (the constructor counts one more).
+void one_fewer_on(const rank_pool& pool) noexcept {
+  registry& r = stores();
+  std::lock_guard lock(r.mutex);
+  const auto it = r.per_pool.find(&pool);
+  if (it != r.per_pool.end() && --it->second == 0) {
+    r.per_pool.erase(it);
+  }
 }
 
 /// This process's traffic (tine::mpi::traffic). relaxed: counts, read between collective calls
@@ -70,7 +107,8 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
         "tine::mpi::global_vector: made inside a task; a global vector is made (and destroyed) "
         "collectively, by every rank, outside tasks");
   }
-  pool.agree_on_global_call(true, elements, element_bytes);
+  set_pool_hooks(hooks);
+  pool.agree_on_resource_call(true, elements, element_bytes);
   m_comm = pool.comm();
   m_rank = pool.rank();
   m_ranks = pool.size();
@@ -133,7 +171,7 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
   std::lock_guard lock(r.mutex);
   r.next_id = m_id + 1;
   r.stores[m_id] = this;
-  pool.count_global_vector(1);
+  ++r.per_pool[&pool];
 }
 
 global_store::~global_store() {
@@ -148,13 +186,13 @@ global_store::~global_store() {
     r.stores.erase(m_id);
   }
   block_cache::instance().forget_store(m_id);
-  m_pool.agree_on_global_call(false, m_size, m_element_bytes);
+  m_pool.agree_on_resource_call(false, m_size, m_element_bytes);
   MPI_Win_unlock_all(m_window);
   MPI_Win_free(&m_window);  // collective: no rank's operation on it is in flight
   MPI_Win_unlock_all(m_shared);
   MPI_Win_free(&m_shared);
   MPI_Comm_free(&m_machine);
-  m_pool.count_global_vector(-1);
+  one_fewer_on(m_pool);
 }
 
 global_store& global_store::find(std::uint32_t id) {

@@ -308,7 +308,7 @@ class global_vector {
  public:
   template <victim_policy Policy>
   global_vector(mpi_pool<Policy>& pool, std::uint64_t size)
-      : m_store(std::make_unique<detail::global_store>(pool.m_core, size, sizeof(T))) {}
+      : m_store(std::make_unique<detail::global_store>(detail::core_of(pool), size, sizeof(T))) {}
 
   global_vector(const global_vector&) = delete;
   global_vector& operator=(const global_vector&) = delete;

@@ -20,7 +20,7 @@
 /// time, in its lane (an `offer_slot`); a worker that finds no work in its rank steals from
 /// other ranks with one-sided operations, copying the
 /// continuation's frame to the same address, and a stolen frame's join completes on the rank
-/// that created it (docs/distributed.md, "Stealing across ranks"). What a task may do:
+/// that created it (docs/distributed_internals.md, "Stealing across ranks"). What a task may do:
 /// touch its frame, its stack allocations and those of its ancestors that it was given pointers
 /// to before its first fork; write results through `fork(&r, ...)` / `call(&r, ...)`. Heap memory
 /// is per process.
@@ -61,10 +61,9 @@
 
 namespace tine {
 
-namespace mpi {
-template <typename T>
-class global_vector;
-}  // namespace mpi
+namespace mpi::detail {
+struct pool_core_access;
+}  // namespace mpi::detail
 
 /// The distributed pool. `Policy` chooses the victims of steals, as the local pools' policy does:
 /// any `tine::victim_policy`, built once over the ranks as a topology
@@ -146,8 +145,7 @@ class mpi_pool {
   }
 
  private:
-  template <typename T>
-  friend class mpi::global_vector;  // made on the pool's ranks (global_vector.hpp)
+  friend struct mpi::detail::pool_core_access;  // for core_of, below
 
   static std::size_t next_victim(const void* policy, std::size_t thief, xoshiro256ss& rng) {
     return static_cast<const Policy*>(policy)->next_victim(thief, rng);
@@ -157,6 +155,24 @@ class mpi_pool {
   Policy m_policy;
   Policy m_worker_policy;
 };
+
+namespace mpi::detail {
+
+/// The pool's rank part, for the layers built on the pool (global vectors are made on it).
+struct pool_core_access {
+  template <typename Policy>
+  static rank_pool& of(mpi_pool<Policy>& pool) noexcept {
+    return pool.m_core;
+  }
+};
+
+/// `pool`'s rank_pool.
+template <typename Policy>
+rank_pool& core_of(mpi_pool<Policy>& pool) noexcept {
+  return pool_core_access::of(pool);
+}
+
+}  // namespace mpi::detail
 
 /// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same function. The
 /// root task starts on rank 0; every rank returns its result, or throws the exception that

@@ -8,11 +8,11 @@
 /// A thief steals from a busy victim with MPI_Get and atomics on the victim's windows, and the
 /// victim's worker, following the work-first principle, makes no MPI call on its fork/join fast
 /// path. MPI libraries on one machine mostly complete such operations only when the target
-/// process itself enters MPI (measured for MPICH 4.0 and Open MPI 4.1 in docs/distributed.md),
-/// so without help a steal would wait for the victim's next MPI call, which may be never. This
-/// thread enters MPI every `interval` and sleeps in between: a steal waits at most about one
-/// interval for each of its operations, and the thread costs a wake-up per interval instead of
-/// the spinning core of MPICH's own asynchronous progress thread.
+/// process itself enters MPI (measured for MPICH 4.0 and Open MPI 4.1 in
+/// docs/distributed_internals.md), so without help a steal would wait for the victim's next MPI
+/// call, which may be never. This thread enters MPI every `interval` and sleeps in between: a steal
+/// waits at most about one interval for each of its operations, and the thread costs a wake-up per
+/// interval instead of the spinning core of MPICH's own asynchronous progress thread.
 ///
 /// `tine::mpi_pool` runs one per rank with a message handler: the same entry into MPI that
 /// completes thieves' operations also receives the arrivals at the joins of frames that moved.
@@ -45,7 +45,7 @@ class progress_thread {
 
   /// How long the thread polls without sleeping after `on_poll` returns true. Not with Open MPI:
   /// there the atomics on a shared-memory window complete without the target, and a thread
-  /// spinning in MPI made the frame's fetch slower, not faster (docs/distributed.md).
+  /// spinning in MPI made the frame's fetch slower, not faster (docs/distributed_internals.md).
 #if defined(OPEN_MPI)
   static constexpr std::chrono::microseconds burst{0};
 #else

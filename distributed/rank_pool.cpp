@@ -1,7 +1,5 @@
 #include <tine/distributed/rank_pool.hpp>
 
-#include <sched.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -10,13 +8,15 @@
 #include <string>
 #include <vector>
 
-#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/collective_call.hpp>
 #include <tine/distributed/exception_transport.hpp>
 #include <tine/distributed/offer_slot.hpp>
+#include <tine/distributed/pool_hooks.hpp>
 #include <tine/distributed/rank_topology.hpp>
 #include <tine/distributed/rank_worker.hpp>
+#include <tine/distributed/run_taken.hpp>
 #include <tine/distributed/worker_lane.hpp>
+#include <tine/policies/topology.hpp>
 
 namespace tine::mpi::detail {
 namespace {
@@ -45,22 +45,22 @@ bool completed(MPI_Request& request) {
 
 /// The default workers per rank: TINE_MPI_WORKERS_PER_RANK when set (a positive integer up to
 /// 4096; 0 when it is anything else, which the constructor refuses on every rank), otherwise the
-/// cores in this rank's affinity mask, divided among the ranks of its machine when they all have
-/// the same mask (a launcher that does not bind ranks to cores gives each the whole machine's);
-/// at least 1. Collective over `comm`, on every rank alike.
+/// cpus this process may run on (tine::usable_cpus), divided among the ranks of its machine when
+/// they all have the same cpus (a launcher that does not bind ranks to cores gives each the whole
+/// machine's); at least 1. Collective over `comm`, on every rank alike.
 std::size_t default_workers(MPI_Comm comm) {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  std::size_t cores = 1;
-  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
-    cores = static_cast<std::size_t>(CPU_COUNT(&mask));
+  std::vector<unsigned> cpus;
+  try {
+    cpus = tine::usable_cpus();
+  } catch (...) {
+    // A rank that cannot read its cpus counts one, as the other ranks wait for it below.
+    cpus.clear();
   }
-  // The same mask on every rank of the machine, by its hash and its count.
+  const std::size_t cores = cpus.empty() ? 1 : cpus.size();
+  // The same cpus on every rank of the machine, by their hash and their count.
   std::uint64_t hash = 1469598103934665603ULL;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &mask)) {
-      hash = (hash ^ static_cast<std::uint64_t>(cpu)) * 1099511628211ULL;
-    }
+  for (const unsigned cpu : cpus) {
+    hash = (hash ^ static_cast<std::uint64_t>(cpu)) * 1099511628211ULL;
   }
   MPI_Comm machine = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
@@ -190,10 +190,9 @@ void rank_pool::check_same_parameters(std::size_t workers, std::size_t slice_byt
 }
 
 rank_pool::~rank_pool() {
-  if (m_global_stores != 0) {
-    tine::detail::fatal(
-        "tine::mpi_pool: destroyed while global vectors made on it still exist (destroy every "
-        "tine::mpi::global_vector before its pool)");
+  // A layer with resources still made on this pool ends the program here, saying so.
+  if (const pool_hooks* hooks = pool_hooks_now(); hooks != nullptr && hooks->closing != nullptr) {
+    hooks->closing(*this);
   }
   agree_on_call(m_comm, {collective_call::destroy, m_calls, 0, 0});
   {
@@ -215,8 +214,8 @@ rank_pool::~rank_pool() {
   MPI_Comm_free(&m_comm);
 }
 
-void rank_pool::agree_on_global_call(bool made, std::uint64_t elements,
-                                     std::uint64_t element_bytes) {
+void rank_pool::agree_on_resource_call(bool made, std::uint64_t elements,
+                                       std::uint64_t element_bytes) {
   agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate, m_calls++,
                          elements, element_bytes});
 }
@@ -286,11 +285,7 @@ void rank_pool::work_or_steal(std::size_t w) {
     if (victim != w) {
       if (tine::detail::frame* f = me.take_continuation(*m_contexts[victim])) {
         ++m_local_steals[w];
-        try {
-          me.resume_stolen(f);
-        } catch (const std::bad_alloc&) {
-          tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a continuation on");
-        }
+        run_taken(me, f);
         return;
       }
       if (m_slots[victim]->offered() && m_worker->try_steal(m_rank, *m_slots[victim], me)) {
@@ -348,8 +343,8 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
         "thread is the rank's first worker)");
   }
   agree_on_call(m_comm, {collective_call::root, m_calls++, signature, value_bytes});
-  // A new root follows whatever every rank's earlier roots wrote (an acquire point).
-  block_cache::instance().invalidate();
+  // A new root follows whatever every rank's earlier roots wrote.
+  announce_acquire(acquire_point::root);
   // The pool's threads look for work until the outcome is known here.
   {
     std::lock_guard lock(m_park);

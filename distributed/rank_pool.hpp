@@ -118,14 +118,11 @@ class rank_pool {
   /// The pool's communicator (a duplicate of the one it was made with).
   MPI_Comm comm() const noexcept { return m_comm; }
 
-  /// Collective, outside tasks: the ranks agree that they all make (`made`) or destroy a global
-  /// vector of `elements` elements of `element_bytes` bytes, in the same place among the pool's
-  /// collective calls (collective_call.hpp: a rank that disagrees ends the job with a message).
-  void agree_on_global_call(bool made, std::uint64_t elements, std::uint64_t element_bytes);
-
-  /// A global vector made on the pool came into being (+1) or went (-1); the pool's destructor
-  /// stops the program with a message while any is left. Outside tasks.
-  void count_global_vector(int change) noexcept { m_global_stores += change; }
+  /// Collective, outside tasks: the ranks agree that they all make (`made`) or destroy a
+  /// resource of `elements` elements of `element_bytes` bytes on the pool (a global vector), in
+  /// the same place among the pool's collective calls (collective_call.hpp: a rank that disagrees
+  /// ends the job with a message, which names the call's kind, allocate or deallocate).
+  void agree_on_resource_call(bool made, std::uint64_t elements, std::uint64_t element_bytes);
 
   /// Runs `root` on rank 0's first worker (its sink `sink`, its result's `value_bytes` bytes at
   /// `value`; the root ends on rank 0, where it was made), idle workers stealing with victims
@@ -161,8 +158,7 @@ class rank_pool {
   std::unique_ptr<rank_worker> m_worker;              // with more than one rank
   std::vector<std::unique_ptr<worker_lane>> m_lanes;  // with more than one rank
   std::uint64_t m_roots = 0;
-  std::uint64_t m_calls = 0;         // collective calls made (every rank), for collective_call
-  std::int64_t m_global_stores = 0;  // global vectors alive on the pool (outside tasks only)
+  std::uint64_t m_calls = 0;  // collective calls made (every rank), for collective_call
   std::unique_ptr<topology> m_ranks;
   std::vector<xoshiro256ss> m_random;  // one per worker
   /// Per worker, steals from the rank's other workers (written by that worker only).

@@ -7,8 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/pool_hooks.hpp>
+#include <tine/distributed/run_taken.hpp>
 
 namespace tine::mpi::detail {
 namespace {
@@ -194,9 +195,9 @@ void rank_worker::apply(frame* f, join_record& record) noexcept {
   if (record.exception) {
     f->stash_exception(std::move(record.exception));
   }
-  // The frame goes on after strands that may have run on other ranks: this rank's cached lines
-  // of global vectors may predate their writes (an acquire point).
-  block_cache::instance().invalidate();
+  // The frame goes on after strands that may have run on other ranks: what this rank's layers
+  // above hold of other ranks' data may predate their writes.
+  announce_acquire(acquire_point::join);
 }
 
 void rank_worker::send_arrival(frame* f, std::uint32_t strands, const result_bytes& result,
@@ -344,15 +345,11 @@ bool rank_worker::try_steal(int victim, offer_slot& slot, worker_context& contex
       std::lock_guard lock(m_mutex);
       m_held[f] = held_frame{*got, std::move(pieces)};
     }
-    // The continuation follows what its strand did on the victim's rank: this rank's cached
-    // lines of global vectors may predate those writes (an acquire point).
-    block_cache::instance().invalidate();
+    // The continuation follows what its strand did on the victim's rank: what this rank's
+    // layers above hold of other ranks' data may predate those writes.
+    announce_acquire(acquire_point::steal);
   }
-  try {
-    context.resume_stolen(f);
-  } catch (const std::bad_alloc&) {
-    tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a stolen continuation on");
-  }
+  run_taken(context, f);
   return true;
 }
 

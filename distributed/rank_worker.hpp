@@ -4,8 +4,9 @@
 /// \file rank_worker.hpp
 /// What makes one rank's workers part of a distributed pool (internal to `tine::mpi_pool`): steals
 /// that copy a continuation's frame from another rank to the same address, the joins of frames
-/// that moved, the exceptions kept for frames, and the progress thread (docs/distributed.md,
-/// "Stealing across ranks"). Each worker's own part, its offers, is its `worker_lane`.
+/// that moved, the exceptions kept for frames, and the progress thread
+/// (docs/distributed_internals.md, "Stealing across ranks"). Each worker's own part, its offers, is
+/// its `worker_lane`.
 ///
 /// The rules it keeps:
 /// - A thief takes a frame F and F's own stack allocations (frame_range.hpp: one stretch, or

@@ -12,7 +12,8 @@
 /// overlaps this rank's own. (The paper's runtime shares one range between all ranks and moves
 /// suspended stacks aside; slices cost address space instead, P times the slice size on every
 /// rank, which 47-bit address spaces afford up to about 10^5 ranks of 1 GiB: see
-/// docs/distributed.md.) Reserving costs no memory: pages are committed when first touched.
+/// docs/distributed_internals.md.) Reserving costs no memory: pages are committed when first
+/// touched.
 ///
 /// The whole range is exposed as one MPI window, so `fetch` (MPI_Get) and `store` (MPI_Put) move
 /// bytes between the same address on two ranks, whichever slice they are in.

@@ -1,8 +1,7 @@
 #include <tine/distributed/worker_lane.hpp>
 
-#include <new>
-
 #include <tine/distributed/frame_range.hpp>
+#include <tine/distributed/run_taken.hpp>
 
 namespace tine::mpi::detail {
 
@@ -68,11 +67,7 @@ bool worker_lane::run_own() {
   if (own == nullptr) {
     return false;
   }
-  try {
-    m_context.resume_stolen(own);
-  } catch (const std::bad_alloc&) {
-    tine::detail::fatal("tine::mpi_pool: no memory for a stack to run a continuation on");
-  }
+  run_taken(m_context, own);
   return true;
 }
 

@@ -159,6 +159,15 @@ class topology {
 /// predictably, so callers normally carry on. Throws std::out_of_range if place >= topo.size().
 bool pin_current_thread(const topology& topo, std::size_t place);
 
+/// The OS cpu indices this process may run on, sorted and never empty: on Linux, the union of
+/// the affinities of all the process's threads (so a thread another pool pinned to one cpu does
+/// not shrink it; the kernel keeps affinities within the cgroup's cpuset), with masks of any
+/// size; where the system cannot say, 0 to `std::thread::hardware_concurrency() - 1` (at least
+/// one). Read anew at each call. On Linux, discover() lays workers out on these cpus;
+/// `tine::mpi_pool` counts them for its default workers per rank. Throws std::bad_alloc, or
+/// std::system_error when Linux refuses to report an affinity.
+std::vector<unsigned> usable_cpus();
+
 }  // namespace tine
 
 #endif  // TINE_POLICIES_TOPOLOGY_HPP

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -399,5 +400,16 @@ std::vector<unsigned> process_cpus() { return {}; }
 #endif
 
 }  // namespace detail
+
+std::vector<unsigned> usable_cpus() {
+  std::vector<unsigned> result = detail::process_cpus();
+  if (result.empty()) {
+    result.resize(std::max(1U, std::thread::hardware_concurrency()));
+    for (std::size_t c = 0; c < result.size(); ++c) {
+      result[c] = static_cast<unsigned>(c);
+    }
+  }
+  return result;
+}
 
 }  // namespace tine

@@ -3,8 +3,8 @@
 // then picks victims uniformly. The hwloc build compiles policies/topology.cpp instead; what
 // both share is in policies/topology_common.cpp.
 #include <tine/policies/detail/machine.hpp>
+#include <tine/policies/topology.hpp>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -14,7 +14,6 @@
 #include <new>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace tine::detail {
@@ -61,23 +60,10 @@ std::vector<unsigned> present_cpus() { return {}; }
 
 #endif
 
-/// The cpus this process may use (process_cpus), or where the system cannot say, as many as
-/// the standard library reports.
-std::vector<unsigned> usable_cpus() {
-  std::vector<unsigned> result = process_cpus();
-  if (result.empty()) {
-    result.resize(std::max(1U, std::thread::hardware_concurrency()));
-    for (std::size_t c = 0; c < result.size(); ++c) {
-      result[c] = static_cast<unsigned>(c);
-    }
-  }
-  return result;
-}
-
 }  // namespace
 
 machine find_machine() {
-  const std::vector<unsigned> cpus = usable_cpus();
+  const std::vector<unsigned> cpus = tine::usable_cpus();
   if (cpus.empty()) {
     throw std::runtime_error("tine::topology::discover: found no cpu this process may use");
   }

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -499,6 +500,35 @@ BOOST_AUTO_TEST_CASE(a_pinned_thread_sees_the_whole_process) {
   if (!tine::topology::discovers_with_hwloc()) {
     BOOST_TEST(*from_pinned->cpu(from_pinned->size() - 1) == allowed.back());
   }
+}
+
+BOOST_AUTO_TEST_CASE(usable_cpus_are_the_process_cpus) {
+  // The test's threads all have the main thread's affinity: their union is that mask. Every cpu
+  // is one the machine has.
+  const std::vector<unsigned> allowed = allowed_cpus();
+  const std::vector<unsigned> usable = tine::usable_cpus();
+  BOOST_REQUIRE(!usable.empty());
+  BOOST_TEST(usable == allowed, boost::test_tools::per_element());
+  BOOST_TEST(std::is_sorted(usable.begin(), usable.end()));
+  const long configured = sysconf(_SC_NPROCESSORS_CONF);
+  const auto machine_cpus =
+      std::max<long>(configured, static_cast<long>(std::thread::hardware_concurrency()));
+  for (const unsigned cpu : usable) {
+    BOOST_TEST(static_cast<long>(cpu) < machine_cpus);
+  }
+  // From a thread pinned to one cpu: still every cpu of the process (the union of its threads').
+  std::vector<unsigned> from_pinned;
+  bool pinned = false;
+  std::thread thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(allowed.front(), &one);
+    pinned = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+    from_pinned = tine::usable_cpus();
+  });
+  thread.join();
+  BOOST_REQUIRE(pinned);
+  BOOST_TEST(from_pinned == allowed, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(made_up_topologies_say_so) {
