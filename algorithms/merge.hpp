@@ -251,7 +251,7 @@ struct merge_impl {
             std::move(comp), std::move(proj1), std::move(proj2), g);
       } else {
         return merge_owning<std::remove_cvref_t<R2>, I1, O, Comp, P1, P2>(
-            std::move(r2), std::ranges::begin(r1), na, std::move(out), std::move(comp),
+            std::forward<R2>(r2), std::ranges::begin(r1), na, std::move(out), std::move(comp),
             std::move(proj1), std::move(proj2), g);
       }
     }

@@ -192,6 +192,8 @@ task<result_for<T>> fold_run(param<Source> source_in, std::size_t n, param<T> in
     co_await join();
     co_return result_for<T>(T(std::move(all)));
   } else {
+    // Set: the call to split_fold above emplaced total[0].
+    // NOLINTNEXTLINE(bugprone-unchecked-optional-access)
     co_return result_for<T>(T(std::invoke(op, std::move(init), std::move(*total[0]))));
   }
 }
@@ -250,6 +252,8 @@ consteval bool check_transform_reduce2() {
   static_assert(std::random_access_iterator<I2>,
                 "tine::transform_reduce(..., first2, ...): the second input must be a "
                 "random-access iterator");
+  // Each branch keeps the next one from being instantiated: the repeated bodies are the point.
+  // NOLINTNEXTLINE(bugprone-branch-clone)
   if constexpr (!std::random_access_iterator<I2>) {
     return false;
   } else if constexpr (!element_pair_function<Tr, I1, I2>) {

@@ -264,6 +264,8 @@ consteval bool check_scan() {
   constexpr bool ok = std::random_access_iterator<O> && std::copyable<T> &&
                       fold_operation<Op, T, std::iter_reference_t<I>> &&
                       std::indirectly_writable<O, const T&>;
+  // Each branch keeps the next one from being instantiated: the repeated bodies are the point.
+  // NOLINTNEXTLINE(bugprone-branch-clone)
   if constexpr (!ok) {
     return false;
   } else if constexpr (!check_task_value<Op&, T, std::iter_reference_t<I>>()) {

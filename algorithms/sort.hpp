@@ -287,7 +287,7 @@ struct sort_state {
 /// If a step failed: `restore()` puts its elements back where the caller expects them, then the
 /// first exception is rethrown.
 template <typename Restore>
-void settle(std::exception_ptr error, const Restore& restore) {
+void settle(const std::exception_ptr& error, const Restore& restore) {
   if (error) {
     restore();
     std::rethrow_exception(error);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <tine/analysis/span_recorder.hpp>
@@ -20,15 +21,15 @@
 namespace tine {
 
 struct analyzer::state {
-  explicit state(const analysis_options& o)
-      : options(o),
-        spt(o.unit_strands ? 1 : detail::seconds_per_tick()),
-        steal_cost(o.steal_cost >= 0 ? o.steal_cost
-                   : o.unit_strands  ? 0
-                                     : measure_steal_cost()),
+  explicit state(analysis_options&& o)
+      : options(std::move(o)),
+        spt(options.unit_strands ? 1 : detail::seconds_per_tick()),
+        steal_cost(options.steal_cost >= 0 ? options.steal_cost
+                   : options.unit_strands  ? 0
+                                           : measure_steal_cost()),
         worker(64, owner_fence::none),
-        recorder(static_cast<std::uint64_t>(std::llround(steal_cost / spt)), o.unit_strands,
-                 o.repeats > 1) {}
+        recorder(static_cast<std::uint64_t>(std::llround(steal_cost / spt)), options.unit_strands,
+                 options.repeats > 1) {}
 
   analysis_options options;
   double spt;
@@ -40,9 +41,10 @@ struct analyzer::state {
   int differing_runs = 0;
 };
 
-analyzer::analyzer(analysis_options options) : m(new state(options)) {
-  m->worker.set_worker_count(
-      options.workers != 0 ? options.workers : std::max(1U, std::thread::hardware_concurrency()));
+analyzer::analyzer(analysis_options options) : m(new state(std::move(options))) {
+  m->worker.set_worker_count(m->options.workers != 0
+                                 ? m->options.workers
+                                 : std::max(1U, std::thread::hardware_concurrency()));
   m->worker.set_scheduler(*this);
 }
 

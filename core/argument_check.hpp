@@ -78,6 +78,8 @@ struct function_parameters {
   static constexpr bool known = false;
 };
 
+// QUALIFIERS and OBJECT are qualifiers, which parentheses would not parse.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TINE_DETAIL_FUNCTION_PARAMETERS(QUALIFIERS, OBJECT) \
   template <typename R, typename... Ps>                     \
   struct function_parameters<R(Ps...) QUALIFIERS> {         \
@@ -89,6 +91,7 @@ struct function_parameters {
   template <typename R, typename... Ps>                     \
   struct function_parameters<R(Ps...) QUALIFIERS noexcept>  \
       : function_parameters<R(Ps...) QUALIFIERS> {};
+// NOLINTEND(bugprone-macro-parentheses)
 TINE_DETAIL_FUNCTION_PARAMETERS(, &)
 TINE_DETAIL_FUNCTION_PARAMETERS(const, const&)
 TINE_DETAIL_FUNCTION_PARAMETERS(volatile, volatile&)
@@ -214,6 +217,8 @@ struct rvalue_probe {
   // A generic callable with a deduced return type is instantiated for the trial; in its body the
   // probe is an lvalue (or a moved parameter), which copies and converts to T like the argument.
   [[noreturn]] rvalue_probe(const rvalue_probe&) { std::abort(); }
+  // Not noexcept: the probe stands in for T, whose move may throw (and is never run).
+  // NOLINTNEXTLINE(performance-noexcept-move-constructor)
   [[noreturn]] rvalue_probe(rvalue_probe&&) { std::abort(); }
   [[noreturn]] operator value_type() const& { std::abort(); }
   [[noreturn]] operator value_type() && { std::abort(); }

@@ -128,6 +128,8 @@ consteval bool check_task_function() {
                     "tine::spawn(sched, fn, args...): fn(args...) must return tine::task<T>: only "
                     "a coroutine returning tine::task<T> can run on a scheduler");
     }
+    // Each branch keeps the next one from being instantiated: the repeated bodies are the point.
+    // NOLINTNEXTLINE(bugprone-branch-clone)
     if constexpr (!returns_task) {
       return false;
     } else if constexpr (refused_result<

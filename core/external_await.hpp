@@ -192,7 +192,7 @@ class external_awaitable : external_wait {
                       "for adapt, and this type cannot be copied; write co_await std::move(x)");
       }
     } else {
-      return await_adapter<T>::adapt(std::move(value), stop);
+      return await_adapter<T>::adapt(std::forward<U>(value), stop);
     }
   }
 

@@ -98,7 +98,7 @@ inline bool unexplained_drop(const future_state_base& s) noexcept {
 /// fatal(), with the exception's what() when it has one.
 [[noreturn]] inline void fatal_with_exception(const char* message, std::exception_ptr e) noexcept {
   try {
-    std::rethrow_exception(e);
+    std::rethrow_exception(std::move(e));
   } catch (const std::exception& x) {
     fatal(message, x.what());
   } catch (...) {

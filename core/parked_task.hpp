@@ -99,7 +99,8 @@ struct parked_task : submit_node {
   void submit_back(const char* refusal) noexcept {
     // Read first: once the node is queued, this object may be gone.
     std::atomic<std::size_t>* p = pending;
-    const scheduler_ref target = *home;
+    // park() set home before the task could be submitted back.
+    const scheduler_ref target = *home;  // NOLINT(bugprone-unchecked-optional-access)
     try {
       target.schedule(this);
     } catch (...) {

@@ -96,7 +96,7 @@ static_assert(sizeof(stacklet) == stack_alignment,
 /// Stacklets at least this large are mapped from the OS directly, so that freeing one returns its
 /// pages at once (the C heap may keep a freed large block resident, and a deep strand's stacklets
 /// are megabytes).
-inline constexpr std::size_t mapped_stacklet_bytes = 256 * 1024;
+inline constexpr std::size_t mapped_stacklet_bytes = std::size_t{256} * 1024;
 
 inline void* allocate_stacklet_memory(std::size_t total) noexcept {
   if (total >= mapped_stacklet_bytes) {

@@ -58,6 +58,8 @@ consteval bool result_size_fits() {
   if constexpr (std::is_reference_v<T> || std::is_void_v<T>) {
     return true;
   } else {
+    // The header's 32-bit field's limit, which sizeof is compared with on purpose.
+    // NOLINTNEXTLINE(bugprone-sizeof-expression)
     return sizeof(T) <= 0xffffffffU;
   }
 }
@@ -146,7 +148,8 @@ struct promise_base {
     if constexpr (std::is_lvalue_reference_v<R> && requires { r.bind(frame_header); }) {
       return r.bind(frame_header);
     } else {
-      return std::move(r).bind(frame_header);
+      // R is not an lvalue reference here, so this is std::forward; the fork path keeps its code.
+      return std::move(r).bind(frame_header);  // NOLINT(bugprone-move-forwarding-reference)
     }
   }
 

@@ -65,7 +65,7 @@ class worker_runtime {
  public:
   /// How deep the thread's stack may grow below `resume()` before a switch goes through the
   /// resume loop instead of nesting (see transfer()).
-  static constexpr std::uintptr_t transfer_depth_limit = 32 * 1024;
+  static constexpr std::uintptr_t transfer_depth_limit = std::uintptr_t{32} * 1024;
 
   /// Throws std::bad_alloc.
   worker_runtime(std::size_t deque_capacity, owner_fence fence, worker_context* owner)

@@ -98,7 +98,8 @@ void agree_on_call(MPI_Comm comm, const collective_call& mine) {
   bool same_function = true;
   bool same_kind = true;  // and the same place among the calls
   for (int r = 1; r < size; ++r) {
-    const std::uint64_t* theirs = &all[static_cast<std::size_t>(r * fields)];
+    const std::uint64_t* theirs =
+        &all[static_cast<std::size_t>(r) * static_cast<std::size_t>(fields)];
     for (int i = 0; i < fields; ++i) {
       same = same && theirs[i] == all[static_cast<std::size_t>(i)];
     }
@@ -115,7 +116,7 @@ void agree_on_call(MPI_Comm comm, const collective_call& mine) {
       "the pool):";
   for (int r = 0; r < size; ++r) {
     message += "\n  rank " + std::to_string(r) + ": " +
-               describe(&all[static_cast<std::size_t>(r * fields)]);
+               describe(&all[static_cast<std::size_t>(r) * static_cast<std::size_t>(fields)]);
   }
   if (same_kind && all[0] == collective_call::root && !same_function) {
     message += "\n  (the ranks' roots are different functions, or functions of different types)";

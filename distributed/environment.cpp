@@ -40,7 +40,8 @@ bool randomisation_disabled_system_wide() {
   }
   MPI_Barrier(comm);
   MPI_Finalize();
-  std::exit(1);
+  // From the environment's constructor, first in main: no tine thread runs yet, and MPI's are gone.
+  std::exit(1);  // NOLINT(concurrency-mt-unsafe)
 }
 
 /// What this program was built against, for messages.
@@ -121,7 +122,8 @@ void choose_one_sided_components() {
   // deque window that was then each worker's lane crashed on two. Without them, sm takes the
   // windows whose ranks share memory (atomics complete without the target) and ucx the others.
   // 0: a user's own choice stands; an excluded name that a version lacks is ignored.
-  ::setenv("OMPI_MCA_osc", "^pt2pt,rdma", 0);
+  // Before MPI starts, from the environment's constructor (first in main): no other thread reads.
+  ::setenv("OMPI_MCA_osc", "^pt2pt,rdma", 0);  // NOLINT(concurrency-mt-unsafe)
 #endif
 }
 
@@ -136,11 +138,12 @@ void restart_without_randomisation(char** argv) {
   if (::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
     return;  // not permitted here: check_same_layout says what to do
   }
-  ::setenv("TINE_MPI_RESTARTED", "1", 1);
+  // As in choose_one_sided_components: before MPI and any thread of tine's.
+  ::setenv("TINE_MPI_RESTARTED", "1", 1);  // NOLINT(concurrency-mt-unsafe)
   ::execv("/proc/self/exe", argv);
   // Still here: exec failed. Put the personality back and let check_same_layout decide.
   ::personality(static_cast<unsigned long>(current));
-  ::unsetenv("TINE_MPI_RESTARTED");
+  ::unsetenv("TINE_MPI_RESTARTED");  // NOLINT(concurrency-mt-unsafe): as above
 }
 
 void check_same_layout(MPI_Comm comm) {

@@ -153,7 +153,10 @@ struct fold_algo : over_span<T> {
       return acc;
     }
   }
+  // Every result is a leaf's (always set) or a combination of them; an empty span calls finish().
+  // NOLINTNEXTLINE(bugprone-unchecked-optional-access)
   result combine(result l, result r) { return Acc(std::invoke(op, std::move(*l), std::move(*r))); }
+  // NOLINTNEXTLINE(bugprone-unchecked-optional-access)
   Acc finish(result all) { return Acc(std::invoke(op, std::move(init), std::move(*all))); }
   Acc finish() { return std::move(init); }
 };

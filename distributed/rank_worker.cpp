@@ -51,6 +51,7 @@ rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region)
                 return static_cast<rank_worker*>(self)->decode(token);
               },
               this},
+      // NOLINTNEXTLINE(bugprone-throw-keyword-missing): a member, not an exception to throw
       m_exceptions(region) {
   MPI_Comm_dup(comm, &m_comm);
   MPI_Comm_rank(m_comm, &m_rank);

@@ -110,6 +110,8 @@ class rank_worker {
   /// A worker of the rank, idle: polls MPI as the progress thread does (receives a message, or
   /// asks the workers for offers), unless another thread of the rank is polling. True when it
   /// received a message.
+  /// Workers run only after start(), so the progress thread is there.
+  // NOLINTNEXTLINE(bugprone-unchecked-optional-access)
   bool poll() noexcept { return m_progress->poll_once(); }
 
   /// Messages (arrivals, releases) received by workers that polled, not by the progress thread.

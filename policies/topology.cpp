@@ -238,6 +238,7 @@ machine find_machine() {
 
   // Dense NUMA indices in hwloc order, over the nodes actually used.
   std::vector<unsigned> used_nodes;
+  used_nodes.reserve(slots.size());
   for (const core_slot& c : slots) {
     used_nodes.push_back(c.numa_logical);
   }

@@ -196,6 +196,7 @@ topology topology::lay_out(std::size_t n_workers, const detail::machine& machine
   // The cores chosen may leave a node out (the first node full of other pools' workers): make
   // the indices dense again over the nodes used, in the same order.
   std::vector<std::size_t> nodes;
+  nodes.reserve(places.size());
   for (const place& p : places) {
     nodes.push_back(p.numa_node);
   }

@@ -99,21 +99,24 @@ void env_observer::deleter::operator()(env_observer* o) const noexcept { delete 
 // Writes what was asked for. Never throws: a trace that cannot be written is reported on stderr
 // (the program's own work is done by now and is not lost for it).
 env_observer::~env_observer() {
-  if (m->stats) {
+  // Named once: clang-tidy's optional check cannot tell that m-> gives the same object each time.
+  auto& stats = m->stats;
+  auto& trace = m->trace;
+  if (stats) {
     std::ostringstream out;
-    out << "tine: TINE_STATS: " << m->pool_name << " of " << m->stats->workers() << " workers\n";
+    out << "tine: TINE_STATS: " << m->pool_name << " of " << stats->workers() << " workers\n";
     try {
-      m->stats->report().print(out);
+      stats->report().print(out);
     } catch (const std::exception& e) {
       out << "(no statistics: " << e.what() << ")\n";
     }
     std::cerr << out.str() << std::flush;
   }
-  if (m->trace) {
+  if (trace) {
     try {
-      m->trace->write_chrome_trace(m->trace_path);
-      if (m->trace->dropped_events() != 0) {
-        std::cerr << "tine: TINE_TRACE: " << m->trace->dropped_events()
+      trace->write_chrome_trace(m->trace_path);
+      if (trace->dropped_events() != 0) {
+        std::cerr << "tine: TINE_TRACE: " << trace->dropped_events()
                   << " events dropped (full buffers); raise TINE_TRACE_EVENTS\n";
       }
     } catch (const std::exception& e) {
@@ -125,11 +128,13 @@ env_observer::~env_observer() {
 const std::string& env_observer::trace_path() const noexcept { return m->trace_path; }
 
 void env_observer::attach(std::size_t n) {
-  if (m->trace) {
-    m->trace->attach(n);
+  auto& trace = m->trace;  // named once, as in the destructor
+  auto& stats = m->stats;
+  if (trace) {
+    trace->attach(n);
   }
-  if (m->stats) {
-    m->stats->attach(n);
+  if (stats) {
+    stats->attach(n);
   }
 }
 void env_observer::on_worker_start(std::size_t w) noexcept {

@@ -38,6 +38,7 @@ packages=(
   clang-16          # --config=clang (with GCC's libstdc++; OpenMP from libomp-dev below)
   python3           # tools/tally.py
   clang-format-16   # tools/check_format.sh (pinned: formatting differs between versions)
+  clang-tidy-16     # tools/check_tidy.sh (pinned: each version brings new findings)
   codespell         # tools/check_spelling.sh
   cmake pkg-config  # tools/check_cmake_consumers.sh: tine built and used with CMake, pkg-config
   libhwloc-dev hwloc  # topology (library; lstopo to look at the machine)

@@ -108,8 +108,9 @@ class boxed {
  public:
   boxed() = default;
   explicit boxed(T&& value) : m_value(std::move(value)) {}
-  boxed(boxed&&) = default;
-  boxed& operator=(boxed&& other) {  // by construction: T itself need not be assignable
+  boxed(boxed&&) noexcept(std::is_nothrow_move_constructible_v<T>) = default;
+  // By construction: T itself need not be assignable.
+  boxed& operator=(boxed&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
     m_value.reset();
     if (other.m_value) {
       m_value.emplace(std::move(*other.m_value));
