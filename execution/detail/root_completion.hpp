@@ -84,7 +84,7 @@ class root_completion : tine::detail::future_waiter {
       } catch (...) {
         error = std::current_exception();
       }
-      finish(self, r, ok, stopped, std::move(error));
+      finish(self, r, ok, stopped, error);
     } else {
       std::optional<T> value;
       std::exception_ptr error;
@@ -100,12 +100,12 @@ class root_completion : tine::detail::future_waiter {
         self->m_on_value(r, std::move(*value));
         return;
       }
-      finish(self, r, false, stopped, std::move(error));
+      finish(self, r, false, stopped, error);
     }
   }
 
   static void finish(root_completion* self, Receiver& r, bool ok, bool stopped,
-                     std::exception_ptr error) noexcept {
+                     const std::exception_ptr& error) noexcept {
     if constexpr (std::is_void_v<T>) {
       if (ok) {
         self->m_on_value(r);
@@ -115,7 +115,7 @@ class root_completion : tine::detail::future_waiter {
     if (stopped) {
       stdexec::set_stopped(std::move(r));
     } else {
-      stdexec::set_error(std::move(r), std::move(error));
+      stdexec::set_error(std::move(r), error);
     }
   }
 
