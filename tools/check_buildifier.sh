@@ -23,18 +23,8 @@ esac
 buildifier="$(tools/install-deps.sh --buildifier)" || exit 1
 warnings=(--warnings=-native-py,-native-sh-test)
 
-# In a git work tree: tracked files and new ones not ignored, so a file is checked before it is
-# committed. In an unpacked release archive: every file but Bazel's convenience symlinks.
-list_files() {
-  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
-    git ls-files --cached --others --exclude-standard
-  else
-    find . -path ./.git -prune -o -path '*/bazel-*' -prune -o -type f -print | sed 's|^\./||'
-  fi
-}
-mapfile -t files < <(list_files |
-  grep -E '(^|/)(BUILD|BUILD\.bazel|WORKSPACE|WORKSPACE\.bazel|MODULE\.bazel|[^/]+\.bzl)$' |
-  while read -r f; do [ -f "$f" ] && echo "$f"; done)
+mapfile -t files < <(tools/repo_files.sh |
+  grep -E '(^|/)(BUILD|BUILD\.bazel|WORKSPACE|WORKSPACE\.bazel|MODULE\.bazel|[^/]+\.bzl)$')
 if [ ${#files[@]} -eq 0 ]; then
   echo "check_buildifier.sh: no Bazel files found" >&2
   exit 1

@@ -18,17 +18,7 @@ esac
 tools/install-deps.sh || exit 1
 format=clang-format-16
 
-# In a git work tree: tracked files and new ones not ignored. In an unpacked release archive:
-# every file but Bazel's convenience symlinks.
-list_files() {
-  if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
-    git ls-files --cached --others --exclude-standard
-  else
-    find . -path ./.git -prune -o -path '*/bazel-*' -prune -o -type f -print | sed 's|^\./||'
-  fi
-}
-mapfile -t files < <(list_files | grep -E '\.(cpp|hpp|h)$' |
-  while read -r f; do [ -f "$f" ] && echo "$f"; done)
+mapfile -t files < <(tools/repo_files.sh | grep -E '\.(cpp|hpp|h)$')
 if [ ${#files[@]} -eq 0 ]; then
   echo "check_format.sh: no C++ files found" >&2
   exit 1

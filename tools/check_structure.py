@@ -12,7 +12,6 @@
 
 usage: check_structure.py [docs/structure.md]   (run from the repository's root)
 """
-import os
 import re
 import subprocess
 import sys
@@ -23,14 +22,13 @@ SOURCE = re.compile(r"\.(hpp|cpp|h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*<tine/([a-z_]+)/')
 
 
-def library_files():
-    try:
-        listed = subprocess.check_output(["git", "ls-files", *LAYERS], text=True,
-                                         stderr=subprocess.DEVNULL).split()
-    except (OSError, subprocess.CalledProcessError):  # an unpacked release archive
-        listed = [os.path.join(d, f) for layer in LAYERS for d, _, fs in os.walk(layer)
-                  for f in fs]
-    return sorted(f for f in listed if SOURCE.search(f))
+def repo_files():
+    """The repository's files as the other style checks see them (tools/repo_files.sh)."""
+    return subprocess.check_output(["tools/repo_files.sh"], text=True).split("\n")[:-1]
+
+
+def library_files(files):
+    return sorted(f for f in files if f.split("/")[0] in LAYERS and SOURCE.search(f))
 
 
 def tree_entries(text):
@@ -85,14 +83,9 @@ def forwarders(files):
             re.search(r"^/// Moved:", open(f, encoding="utf-8").read(), re.M)}
 
 
-def includes_of_forwarders(moved):
-    try:
-        tracked = subprocess.check_output(["git", "ls-files"], text=True,
-                                          stderr=subprocess.DEVNULL).split()
-    except (OSError, subprocess.CalledProcessError):
-        tracked = [os.path.join(d, f)[2:] for d, _, fs in os.walk(".") for f in fs]
+def includes_of_forwarders(moved, every_file):
     found = []
-    for f in tracked:
+    for f in every_file:
         if not SOURCE.search(f) and not f.endswith(".md") or "forwarding_headers_test" in f:
             continue  # (that test includes the forwarders on purpose)
         for n, line in enumerate(open(f, encoding="utf-8", errors="replace"), 1):
@@ -105,7 +98,8 @@ def includes_of_forwarders(moved):
 def main():
     page = sys.argv[1] if len(sys.argv) > 1 else "docs/structure.md"
     text = open(page, encoding="utf-8").read()
-    files = library_files()
+    every_file = repo_files()
+    files = library_files(every_file)
     listed = tree_entries(text)
     failures = []
     for f in files:
@@ -123,7 +117,7 @@ def main():
             failures.append(f"{layer}/ includes {dep}/, which {page}'s table does not state")
         for dep in sorted(stated[layer] - real[layer]):
             failures.append(f"{layer}/: {page}'s table says it uses {dep}/, but no file does")
-    failures += includes_of_forwarders(forwarders(files))
+    failures += includes_of_forwarders(forwarders(files), every_file)
     for f in failures:
         print(f)
     print(f"check_structure: {len(files)} library files, {len(LAYERS)} layers, "
