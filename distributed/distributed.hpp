@@ -2,7 +2,8 @@
 #define TINE_DISTRIBUTED_DISTRIBUTED_HPP
 
 /// \file distributed.hpp
-/// Everything a program needs to run tine tasks across MPI ranks: the environment (MPI's lifetime,
+/// Umbrella: everything a program needs to run tine tasks across MPI ranks (with the task API of
+/// <tine/core/core.hpp>): the environment (MPI's lifetime,
 /// the same code addresses on every rank), `tine::mpi_pool` with its collective `sync_wait`, and
 /// `tine::mpi::remote_error`. See docs/distributed.md.
 

@@ -20,8 +20,7 @@
 #include <utility>
 
 #include <tine/algorithms/algorithms.hpp>
-#include <tine/algorithms/detail/body.hpp>
-#include <tine/algorithms/detail/coroutine_param.hpp>
+#include <tine/algorithms/extension.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/task.hpp>
 #include <tine/distributed/global_split.hpp>

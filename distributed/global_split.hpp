@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/algorithms/detail/coroutine_param.hpp>
+#include <tine/algorithms/extension.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>

@@ -33,10 +33,10 @@
 
 #include <stdexec/execution.hpp>
 
+#include <tine/application/future.hpp>
+#include <tine/application/spawn.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/future.hpp>
 #include <tine/core/scheduler_ref.hpp>
-#include <tine/core/spawn.hpp>
 #include <tine/execution/detail/root_completion.hpp>
 #include <tine/execution/scheduler.hpp>
 

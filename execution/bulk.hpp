@@ -42,13 +42,12 @@
 #include <exec/completion_signatures.hpp>
 #include <stdexec/execution.hpp>
 
-#include <tine/algorithms/detail/body.hpp>
-#include <tine/algorithms/detail/split.hpp>
+#include <tine/algorithms/extension.hpp>
 #include <tine/algorithms/grain.hpp>
+#include <tine/application/spawn.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/scheduler_ref.hpp>
-#include <tine/core/spawn.hpp>
 #include <tine/core/stop.hpp>
 #include <tine/core/task.hpp>
 #include <tine/execution/detail/root_completion.hpp>

@@ -21,12 +21,12 @@
 #include <thread>
 #include <utility>
 
-#include <tine/algorithms/detail/split.hpp>
+#include <tine/algorithms/extension.hpp>
 #include <tine/algorithms/grain.hpp>
+#include <tine/application/spawn.hpp>
 #include <tine/core/cancelled.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/join.hpp>
-#include <tine/core/spawn.hpp>
 #include <tine/core/stop.hpp>
 #include <tine/core/submit_node.hpp>
 #include <tine/core/task.hpp>

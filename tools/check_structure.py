@@ -5,10 +5,13 @@
    line in the annotated tree, and every file the tree names under those layers exists.
 2. The table "Layer dependencies" states exactly the layers each layer's files include
    (`#include <tine/LAYER/...>`): a dependency in the code but not in the table, or in the table
-   but not in the code, fails.
+   but not in the code, fails. Forwarders and umbrellas (a comment beginning "Moved:" or
+   "Umbrella:", as core/core.hpp) gather layers for users and are not counted.
 3. No file of the repository includes a forwarding header (one whose comment begins "Moved:",
    kept for users' old include paths): the tree uses the new paths (but for the test of the
    forwarders themselves).
+4. No library file includes another layer's `detail/` folder (a layer that builds on another's
+   internals does so through the seam that layer offers, as algorithms/extension.hpp).
 
 usage: check_structure.py [docs/structure.md]   (run from the repository's root)
 """
@@ -16,8 +19,8 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["core", "policies", "schedulers", "algorithms", "analysis", "execution", "testing",
-          "distributed"]
+LAYERS = ["core", "application", "reducers", "policies", "schedulers", "algorithms", "analysis",
+          "execution", "testing", "distributed"]
 SOURCE = re.compile(r"\.(hpp|cpp|h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*<tine/([a-z_]+)/')
 
@@ -66,15 +69,34 @@ def stated_dependencies(text):
     return stated
 
 
+def umbrella(f):
+    """A forwarder or an umbrella (core.hpp): a header that gathers other layers for users."""
+    return f.endswith(".hpp") and re.search(r"^/// (Moved|Umbrella):",
+                                            open(f, encoding="utf-8").read(), re.M)
+
+
 def real_dependencies(files):
     real = {layer: set() for layer in LAYERS}
     for f in files:
+        if umbrella(f):
+            continue
         layer = f.split("/")[0]
         for line in open(f, encoding="utf-8"):
             m = INCLUDE.match(line)
             if m and m.group(1) != layer:
                 real[layer].add(m.group(1))
     return real
+
+
+def foreign_details(files):
+    found = []
+    for f in files:
+        for n, line in enumerate(open(f, encoding="utf-8"), 1):
+            m = re.match(r'^\s*#\s*include\s*<tine/([a-z_]+)/detail/', line)
+            if m and m.group(1) != f.split("/")[0]:
+                found.append(f"{f}:{n}: includes {m.group(1)}/detail/, the internals of another "
+                             "layer (use the seam it offers)")
+    return found
 
 
 def forwarders(files):
@@ -118,6 +140,7 @@ def main():
         for dep in sorted(stated[layer] - real[layer]):
             failures.append(f"{layer}/: {page}'s table says it uses {dep}/, but no file does")
     failures += includes_of_forwarders(forwarders(files), every_file)
+    failures += foreign_details(files)
     for f in failures:
         print(f)
     print(f"check_structure: {len(files)} library files, {len(LAYERS)} layers, "

@@ -16,8 +16,8 @@
 
 #include <stdexec/execution.hpp>
 
+#include <tine/application/future.hpp>
 #include <tine/core/cancelled.hpp>
-#include <tine/core/future.hpp>
 
 namespace tine::execution::detail {
 
