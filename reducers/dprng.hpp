@@ -32,7 +32,7 @@
 /// The generator is SplitMix64 ("Fast splittable pseudorandom number generators", Steele, Lea
 /// and Flood): the k-th number of a stream is mix64(s + k·γ), with the start s the key of the
 /// stream's pedigree and the odd increment γ derived from it as SplitMix64 derives a split
-/// stream's. Statistical tests: tests/core/dprng_statistics_test.cpp; costs:
+/// stream's. Statistical tests: tests/reducers/dprng_statistics_test.cpp; costs:
 /// bench/journal/2026-11-26-reducers-dprng.md.
 ///
 /// Refused (std::logic_error from `current()`): a task with no `dprng::seeded` task above it,
