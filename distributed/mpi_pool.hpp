@@ -127,8 +127,9 @@ class mpi_pool {
   std::vector<std::uint32_t> steal_latencies_ns() const { return m_core.steal_latencies_ns(); }
 
   /// The uni-address region where this rank's workers allocate their frames and stack
-  /// allocations when the pool has more than one rank.
-  const mpi::uni_address_region& region() const noexcept { return m_core.region(); }
+  /// allocations when the pool has more than one rank. Its type is internal (tine::mpi::detail):
+  /// for tests and diagnostics, such as where an address lives (`home_rank`).
+  const mpi::detail::uni_address_region& region() const noexcept { return m_core.region(); }
 
   /// The victim policy, built over the ranks.
   const Policy& policy() const noexcept { return m_policy; }

@@ -4,7 +4,7 @@
 
 #include <tine/core/config.hpp>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 
 offer_slot::offer_slot(MPI_Comm comm) {
   MPI_Comm_dup(comm, &m_comm);
@@ -30,7 +30,8 @@ offer_slot::~offer_slot() {
 
 bool offer_slot::offer(std::uint64_t item) {
   if (item == 0) {
-    throw std::invalid_argument("tine::mpi::offer_slot: 0 means empty and cannot be offered");
+    throw std::invalid_argument(
+        "tine::mpi::detail::offer_slot: 0 means empty and cannot be offered");
   }
   // The hint is exact here: only the owner fills the slot, so empty means empty (a thief's
   // replace racing this one finds 0 and writes 0, or comes after and takes the item).
@@ -38,7 +39,7 @@ bool offer_slot::offer(std::uint64_t item) {
     return false;
   }
   if (replace(m_rank, item) != 0) {
-    tine::detail::fatal("tine::mpi::offer_slot: internal error: an offer replaced another");
+    tine::detail::fatal("tine::mpi::detail::offer_slot: internal error: an offer replaced another");
   }
   return true;
 }
@@ -71,4 +72,4 @@ std::uint64_t offer_slot::replace(int rank, std::uint64_t value) noexcept {
   return old;
 }
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail

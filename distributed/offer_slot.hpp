@@ -2,9 +2,9 @@
 #define TINE_DISTRIBUTED_OFFER_SLOT_HPP
 
 /// \file offer_slot.hpp
-/// `tine::mpi::offer_slot`: where one worker of each rank offers a continuation to thieves on any
-/// rank, one at a time: a single word in an MPI window (`MPI_Win_allocate`), holding the offered
-/// item or 0.
+/// `tine::mpi::detail::offer_slot`: where one worker of each rank offers a continuation to thieves
+/// on any rank, one at a time: a single word in an MPI window (`MPI_Win_allocate`), holding the
+/// offered item or 0.
 ///
 /// A worker offers its oldest continuation only when its previous offer was taken (a lane of
 /// one, so that thieves always find the continuation with the most work behind it), so a deque
@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 
 class offer_slot {
  public:
@@ -75,6 +75,6 @@ class offer_slot {
   std::atomic<std::uint64_t> m_rma_operations{0};
 };
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail
 
 #endif  // TINE_DISTRIBUTED_OFFER_SLOT_HPP

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 
 progress_thread::progress_thread(MPI_Comm comm, std::chrono::microseconds interval)
     : m_interval(interval) {
@@ -88,4 +88,4 @@ progress_thread::poll_result progress_thread::poll(bool by_thread) noexcept {
   return got;
 }
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail

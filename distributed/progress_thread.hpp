@@ -29,7 +29,7 @@
 #include <functional>
 #include <thread>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 
 class progress_thread {
  public:
@@ -114,6 +114,6 @@ class progress_thread {
   std::thread m_thread;
 };
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail
 
 #endif  // TINE_DISTRIBUTED_PROGRESS_THREAD_HPP

@@ -31,8 +31,6 @@
 
 namespace tine::mpi {
 
-class offer_slot;
-
 /// How an `mpi_pool` is made (every rank passes the same values; 0 means the default).
 ///
 /// ```
@@ -72,6 +70,7 @@ struct pool_counters {
 
 namespace detail {
 
+class offer_slot;
 class rank_worker;
 class worker_lane;
 

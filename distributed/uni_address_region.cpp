@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 namespace {
 
 constexpr std::size_t granule = std::size_t{64} << 10;
@@ -85,7 +85,7 @@ uni_address_region::uni_address_region(MPI_Comm comm, std::size_t slice_bytes)
   }
   if (m_base == nullptr) {
     MPI_Comm_free(&m_comm);
-    throw std::runtime_error("tine::mpi::uni_address_region: no address range of " +
+    throw std::runtime_error("tine::mpi::detail::uni_address_region: no address range of " +
                              std::to_string(total) +
                              " bytes is free on every rank (try a smaller slice)");
   }
@@ -166,4 +166,4 @@ void uni_address_region::deallocate(void* p, std::size_t bytes) noexcept {
   m_in_use -= block;
 }
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail

@@ -29,7 +29,7 @@
 
 #include <tine/core/stacklet.hpp>
 
-namespace tine::mpi {
+namespace tine::mpi::detail {
 
 class uni_address_region {
  public:
@@ -125,6 +125,6 @@ class uni_address_region {
   std::size_t m_min_stacklet = 0;
 };
 
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail
 
 #endif  // TINE_DISTRIBUTED_UNI_ADDRESS_REGION_HPP

@@ -71,14 +71,14 @@ int main(int argc, char** argv) {
   const char* async_env = std::getenv("MPICH_ASYNC_PROGRESS");
   const bool async_progress = async_env != nullptr && async_env[0] == '1';
 
-  tine::mpi::uni_address_region region(MPI_COMM_WORLD, std::size_t{16} << 20);
-  std::unique_ptr<tine::mpi::progress_thread> progress;
+  tine::mpi::detail::uni_address_region region(MPI_COMM_WORLD, std::size_t{16} << 20);
+  std::unique_ptr<tine::mpi::detail::progress_thread> progress;
   if (with_thread) {
-    progress = std::make_unique<tine::mpi::progress_thread>(MPI_COMM_WORLD);
+    progress = std::make_unique<tine::mpi::detail::progress_thread>(MPI_COMM_WORLD);
   }
   // Rank 1 offers an item (the slot part of stealing a continuation: one replace, which costs
   // the same whether it finds the item or, after the first, nothing).
-  tine::mpi::offer_slot slot(MPI_COMM_WORLD);
+  tine::mpi::detail::offer_slot slot(MPI_COMM_WORLD);
   if (rank == 1) {
     slot.offer(42);
   }

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     // 2^46 bytes per rank cannot be reserved (a 47-bit address space holds 2^47 in all).
     bool refused = false;
     try {
-      tine::mpi::uni_address_region too_big(MPI_COMM_WORLD, std::size_t{1} << 46);
+      tine::mpi::detail::uni_address_region too_big(MPI_COMM_WORLD, std::size_t{1} << 46);
     } catch (const std::runtime_error& e) {
       refused = std::string(e.what()).find("no address range") != std::string::npos;
     }
@@ -44,10 +44,10 @@ int main(int argc, char** argv) {
 
     // MPICH's own progress thread makes tine's unnecessary: it does not start.
     if (const char* async = std::getenv("MPICH_ASYNC_PROGRESS"); async && async[0] == '1') {
-      tine::mpi::progress_thread progress(MPI_COMM_WORLD);
+      tine::mpi::detail::progress_thread progress(MPI_COMM_WORLD);
       CHECK(!progress.running());
     } else {
-      tine::mpi::progress_thread progress(MPI_COMM_WORLD);
+      tine::mpi::detail::progress_thread progress(MPI_COMM_WORLD);
       CHECK(progress.running());
     }
   }

@@ -1,5 +1,5 @@
-// tine::mpi::offer_slot on 1 to 3 ranks (run by mpiexec): every rank offers items in its slot,
-// one at a time, and takes some back, as a worker offers its oldest continuation and takes it
+// tine::mpi::detail::offer_slot on 1 to 3 ranks (run by mpiexec): every rank offers items in its
+// slot, one at a time, and takes some back, as a worker offers its oldest continuation and takes it
 // back when nobody came; between its own operations it takes from the other ranks' slots. Every
 // item offered must be taken exactly once, by its owner or by one thief, and on more than one
 // rank some must have been taken across ranks (a run without would prove nothing).
@@ -24,7 +24,7 @@ using tine_test::my_rank;
 
 void check_single_rank_rules() {
   // On this rank alone (a duplicate of COMM_SELF): one item at a time, taken once.
-  tine::mpi::offer_slot s(MPI_COMM_SELF);
+  tine::mpi::detail::offer_slot s(MPI_COMM_SELF);
   CHECK(!s.offered());
   CHECK(!s.take(0).has_value());
   CHECK(!s.take_back().has_value());
@@ -52,7 +52,7 @@ void check_single_rank_rules() {
 void check_neighbour_takes(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  tine::mpi::offer_slot s(comm);
+  tine::mpi::detail::offer_slot s(comm);
   for (std::uint64_t round = 1; round <= 3; ++round) {
     CHECK(s.offer((static_cast<std::uint64_t>(my_rank) << 32) + round * 3));
     MPI_Barrier(comm);
@@ -68,8 +68,8 @@ void check_neighbour_takes(MPI_Comm comm) {
 void check_concurrent(MPI_Comm comm, int rounds) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  tine::mpi::progress_thread progress(comm);
-  tine::mpi::offer_slot s(comm);
+  tine::mpi::detail::progress_thread progress(comm);
+  tine::mpi::detail::offer_slot s(comm);
   std::mt19937_64 rng(static_cast<std::uint64_t>(my_rank) * 7919 + 17);
   std::vector<std::uint64_t> taken;
   std::uint64_t next = 1;

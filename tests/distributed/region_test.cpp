@@ -65,7 +65,7 @@ std::uint64_t expected_sum(int seed) {
 void check_region(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  tine::mpi::uni_address_region region(comm, std::size_t{64} << 20);
+  tine::mpi::detail::uni_address_region region(comm, std::size_t{64} << 20);
   CHECK(region.rank() == my_rank);
   CHECK(region.size() == size);
 
@@ -119,7 +119,7 @@ void check_region(MPI_Comm comm) {
   region.deallocate(b, 20000);
 }
 
-const tine::mpi::uni_address_region* region_of_frames = nullptr;
+const tine::mpi::detail::uni_address_region* region_of_frames = nullptr;
 bool frames_in_slice = true;
 
 void note_frame(const void* local) {
@@ -157,7 +157,7 @@ tine::task<long> tree(int depth) {
 
 // A worker whose stacklets come from this rank's slice: every frame and stack allocation of its
 // tasks is at an address of the slice, and every stacklet goes back to the slice.
-void check_frames_in_slice(tine::mpi::uni_address_region& region) {
+void check_frames_in_slice(tine::mpi::detail::uni_address_region& region) {
   region_of_frames = &region;
   frames_in_slice = true;
   const std::size_t before = region.allocated_bytes();
@@ -169,8 +169,8 @@ void check_frames_in_slice(tine::mpi::uni_address_region& region) {
   }
   CHECK(frames_in_slice);
   CHECK(region.allocated_bytes() == before);
-  CHECK(tine::mpi::uni_address_region::block_bytes(1) == 8192);
-  CHECK(tine::mpi::uni_address_region::block_bytes(8193) == 16384);
+  CHECK(tine::mpi::detail::uni_address_region::block_bytes(1) == 8192);
+  CHECK(tine::mpi::detail::uni_address_region::block_bytes(8193) == 16384);
 }
 
 // Rank 0 computes without calling MPI until a flag in its slice is set, by every other rank with
@@ -178,8 +178,8 @@ void check_frames_in_slice(tine::mpi::uni_address_region& region) {
 void check_progress(MPI_Comm comm) {
   int size = 0;
   MPI_Comm_size(comm, &size);
-  tine::mpi::uni_address_region region(comm, std::size_t{1} << 20);
-  tine::mpi::progress_thread progress(comm);
+  tine::mpi::detail::uni_address_region region(comm, std::size_t{1} << 20);
+  tine::mpi::detail::progress_thread progress(comm);
   auto* flags = reinterpret_cast<std::uint64_t*>(region.slice_begin(0));
   if (my_rank == 0) {
     for (int r = 0; r < size; ++r) {
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   tine_test::start_checks();
   check_region(MPI_COMM_WORLD);
   {
-    tine::mpi::uni_address_region region(MPI_COMM_WORLD, std::size_t{64} << 20);
+    tine::mpi::detail::uni_address_region region(MPI_COMM_WORLD, std::size_t{64} << 20);
     check_frames_in_slice(region);
   }
   check_progress(MPI_COMM_WORLD);
