@@ -31,12 +31,6 @@ constexpr bool lanes_on_one_rank = true;
 constexpr bool lanes_on_one_rank = false;
 #endif
 
-/// The first bytes every rank receives after a root task: how it ended, then the result's bytes.
-struct outcome_header {
-  std::uint32_t threw = 0;              ///< 1: an exception escaped the root task
-  std::uint32_t description_bytes = 0;  ///< its description, sent next when it threw
-};
-
 bool completed(MPI_Request& request) {
   int done = 0;
   MPI_Test(&request, &done, MPI_STATUS_IGNORE);
@@ -363,7 +357,7 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
   };
   outcome_header head;
   std::string description;
-  std::vector<std::byte> outcome(sizeof(outcome_header) + value_bytes);
+  std::vector<std::byte> outcome(outcome_size(value_bytes));
   MPI_Request request = MPI_REQUEST_NULL;
   if (m_rank == 0) {
     ++m_roots;
@@ -391,10 +385,7 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
       sink.exception = nullptr;  // every rank, this one too, throws the rebuilt exception
       head.description_bytes = static_cast<std::uint32_t>(description.size());
     }
-    std::memcpy(outcome.data(), &head, sizeof head);
-    if (value_bytes != 0) {
-      std::memcpy(outcome.data() + sizeof head, value, value_bytes);
-    }
+    encode_outcome(outcome, head, {static_cast<const std::byte*>(value), value_bytes});
     MPI_Ibcast(outcome.data(), static_cast<int>(outcome.size()), MPI_BYTE, 0, m_comm, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   } else {
@@ -424,16 +415,15 @@ void rank_pool::run_root(submit_node* root, tine::detail::waiting_sink& sink, vo
     // it across the two calls.
     MPI_Barrier(m_comm);
   }
-  std::memcpy(&head, outcome.data(), sizeof head);
+  // Every rank but 0 takes the result's bytes (rank 0's value is already there).
+  const std::size_t received = m_rank != 0 ? value_bytes : 0;
+  head = decode_outcome(outcome, {static_cast<std::byte*>(value), received});
   if (head.threw != 0) {
     // The same exception on every rank, rank 0 included: ranks that catch different types would
     // go different ways and meet in different collective calls.
     description.resize(head.description_bytes);
     MPI_Bcast(description.data(), static_cast<int>(head.description_bytes), MPI_CHAR, 0, m_comm);
     std::rethrow_exception(rebuild_exception(description));
-  }
-  if (m_rank != 0 && value_bytes != 0) {
-    std::memcpy(value, outcome.data() + sizeof head, value_bytes);
   }
 }
 

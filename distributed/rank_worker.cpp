@@ -8,39 +8,13 @@
 #include <string>
 
 #include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/messages.hpp>
 #include <tine/distributed/pool_hooks.hpp>
 #include <tine/distributed/run_taken.hpp>
 
 namespace tine::mpi::detail {
-namespace {
 
 using tine::detail::frame;
-
-constexpr int arrival_tag = 1;
-constexpr int release_tag = 2;  // another rank took one of this rank's exception tokens
-
-/// What an arrival message carries first. Then: the result's bytes; for each piece of the
-/// frame's range, its address, its size and its bytes; the exception's description.
-struct arrival_header {
-  std::uint64_t frame;
-  std::uint64_t strands;
-  std::uint64_t result_at;
-  std::uint32_t result_bytes;
-  std::uint32_t pieces;
-  std::uint64_t exception_bytes;
-};
-
-struct piece_header {
-  std::uint64_t at;
-  std::uint64_t bytes;
-};
-
-void append(std::vector<std::byte>& out, const void* p, std::size_t n) {
-  const auto* b = static_cast<const std::byte*>(p);
-  out.insert(out.end(), b, b + n);
-}
-
-}  // namespace
 
 rank_worker::rank_worker(MPI_Comm comm, uni_address_region& region)
     : m_region(region),
@@ -212,23 +186,17 @@ void rank_worker::send_arrival(frame* f, std::uint32_t strands, const result_byt
       description.clear();  // no memory: the home rebuilds a std::bad_alloc (below)
     }
   }
-  arrival_header h{};
-  h.frame = reinterpret_cast<std::uintptr_t>(f);
-  h.strands = strands;
-  h.result_at = reinterpret_cast<std::uintptr_t>(result.at);
-  h.result_bytes = result.at != nullptr ? result.size : 0;
-  h.pieces = static_cast<std::uint32_t>(pieces.size());
-  h.exception_bytes = exception ? description.size() + 1 : 0;  // +1: never 0 when it threw
+  arrival_out a;
+  a.frame = reinterpret_cast<std::uintptr_t>(f);
+  a.strands = strands;
+  a.result_at = result.at;
+  a.result = {static_cast<const std::byte*>(result.bytes), result.at != nullptr ? result.size : 0};
+  a.pieces = pieces;
+  a.threw = exception != nullptr;
+  a.exception = description;
   std::vector<std::byte> buffer;
   try {
-    append(buffer, &h, sizeof h);
-    append(buffer, result.bytes, h.result_bytes);
-    for (const range_piece& p : pieces) {
-      const piece_header ph{reinterpret_cast<std::uintptr_t>(p.at), p.bytes};
-      append(buffer, &ph, sizeof ph);
-      append(buffer, p.at, p.bytes);
-    }
-    append(buffer, description.data(), description.size());
+    buffer = encode_arrival(a);
   } catch (...) {
     // An arrival that cannot be sent loses a join: nothing sane can go on.
     tine::detail::fatal("tine::mpi_pool: no memory to send an arrival to a frame's home rank");
@@ -245,45 +213,25 @@ void rank_worker::receive(const MPI_Status& status) {
   MPI_Recv(buffer.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, m_comm,
            MPI_STATUS_IGNORE);
   if (status.MPI_TAG == release_tag) {
-    std::uint64_t message[2] = {0, 0};  // the token, the root it was taken in
-    std::memcpy(message, buffer.data(), sizeof message);
+    const release_message release = decode_release(buffer);
     // A release that arrives after its root ended names an entry freed at that end (and perhaps
     // reused since): ignored.
     std::lock_guard lock(m_mutex);
-    if (message[1] == m_generation) {
-      m_exceptions.release(static_cast<std::uintptr_t>(message[0]));
+    if (release.generation == m_generation) {
+      m_exceptions.release(static_cast<std::uintptr_t>(release.token));
     }
     return;
   }
-  const std::byte* in = buffer.data();
-  arrival_header h{};
-  std::memcpy(&h, in, sizeof h);
-  in += sizeof h;
-  auto* f = reinterpret_cast<frame*>(static_cast<std::uintptr_t>(h.frame));
-  std::optional<patch> result;
-  if (h.result_bytes != 0) {
-    result = patch{reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(h.result_at)),
-                   {in, in + h.result_bytes}};
-    in += h.result_bytes;
-  }
-  std::vector<patch> frame_bytes;
-  for (std::uint32_t i = 0; i < h.pieces; ++i) {
-    piece_header ph{};
-    std::memcpy(&ph, in, sizeof ph);
-    in += sizeof ph;
-    frame_bytes.push_back(patch{reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(ph.at)),
-                                {in, in + ph.bytes}});
-    in += ph.bytes;
-  }
+  arrival_in a = decode_arrival(buffer);
+  auto* f = reinterpret_cast<frame*>(a.frame);
   std::exception_ptr exception;
-  if (h.exception_bytes == 1) {
+  if (a.threw && a.exception.empty()) {
     exception = std::make_exception_ptr(std::bad_alloc());
-  } else if (h.exception_bytes > 1) {
-    exception = rebuild_exception(
-        std::string_view(reinterpret_cast<const char*>(in), h.exception_bytes - 1));
+  } else if (a.threw) {
+    exception = rebuild_exception(a.exception);
   }
   std::optional<join_record> done =
-      count_at_home(f, h.strands, std::move(frame_bytes), std::move(result), std::move(exception));
+      count_at_home(f, a.strands, std::move(a.pieces), std::move(a.result), std::move(exception));
   if (done) {
     std::lock_guard lock(m_mutex);
     m_ready.emplace_back(f, std::move(*done));
@@ -395,8 +343,9 @@ std::exception_ptr rank_worker::decode(std::uintptr_t token) noexcept {
       std::lock_guard lock(m_mutex);
       generation = m_generation;
     }
-    const std::uint64_t message[2] = {token, generation};
-    MPI_Send(message, sizeof message, MPI_BYTE, release_to, release_tag, m_comm);
+    const release_bytes message = encode_release({token, generation});
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, release_to, release_tag,
+             m_comm);
   }
   return e;
 }

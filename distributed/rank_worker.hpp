@@ -54,6 +54,7 @@
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/exception_store.hpp>
 #include <tine/distributed/frame_range.hpp>
+#include <tine/distributed/messages.hpp>
 #include <tine/distributed/offer_slot.hpp>
 #include <tine/distributed/progress_thread.hpp>
 #include <tine/distributed/uni_address_region.hpp>
@@ -151,12 +152,6 @@ class rank_worker {
   static constexpr std::size_t max_latency_samples = 1 << 16;
 
  private:
-  /// Bytes to write at an address of this rank's (a child's result, or a piece of a frame that
-  /// comes home).
-  struct patch {
-    std::byte* at;
-    std::vector<std::byte> bytes;
-  };
   /// A frame of this rank stolen in its current scope: the arrivals counted so far (Nowa's count
   /// goes up from 0 to I_max here), the frame's bytes when they come home, the results to write
   /// into it after them, the first exception.
