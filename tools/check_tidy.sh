@@ -32,7 +32,7 @@ fi
 
 # Findings in the library's headers count, wherever they are reached from (through the symlink);
 # the standard library's and MPI's do not.
-filter="^$inc/tine/(core|policies|schedulers|algorithms|analysis|distributed|execution|testing)/"
+filter="^$inc/tine/(core|application|reducers|policies|schedulers|algorithms|analysis|distributed|execution|testing)/"
 
 # Each file's output to its own log, so that the two at a time do not interleave their lines.
 logs="$inc/logs"
