@@ -22,10 +22,21 @@ struct piece_header {
   std::uint64_t bytes;
 };
 
-void append(std::vector<std::byte>& out, const void* p, std::size_t n) {
-  const auto* b = static_cast<const std::byte*>(p);
-  out.insert(out.end(), b, b + n);
-}
+/// Writes a message into a buffer sized for it first (one allocation, no growth).
+class writer {
+ public:
+  explicit writer(std::vector<std::byte>& out) noexcept : m_at(out.data()) {}
+
+  void put(const void* p, std::size_t n) noexcept {
+    if (n != 0) {
+      std::memcpy(m_at, p, n);
+      m_at += n;
+    }
+  }
+
+ private:
+  std::byte* m_at;
+};
 
 /// Reads a message front to back, refusing to read past its end.
 class reader {
@@ -67,21 +78,21 @@ std::vector<std::byte> encode_arrival(const arrival_out& a) {
   h.result_bytes = a.result_at != nullptr ? static_cast<std::uint32_t>(a.result.size()) : 0;
   h.pieces = static_cast<std::uint32_t>(a.pieces.size());
   h.exception_bytes = a.threw ? a.exception.size() + 1 : 0;  // +1: never 0 when it threw
-  std::size_t total = sizeof h + h.result_bytes + a.exception.size();
+  std::size_t total = sizeof h + h.result_bytes + (a.threw ? a.exception.size() : 0);
   for (const range_piece& p : a.pieces) {
     total += sizeof(piece_header) + p.bytes;
   }
-  std::vector<std::byte> out;
-  out.reserve(total);
-  append(out, &h, sizeof h);
-  append(out, a.result.data(), h.result_bytes);
+  std::vector<std::byte> out(total);
+  writer w(out);
+  w.put(&h, sizeof h);
+  w.put(a.result.data(), h.result_bytes);
   for (const range_piece& p : a.pieces) {
     const piece_header ph{reinterpret_cast<std::uintptr_t>(p.at), p.bytes};
-    append(out, &ph, sizeof ph);
-    append(out, p.at, p.bytes);
+    w.put(&ph, sizeof ph);
+    w.put(p.at, p.bytes);
   }
   if (a.threw) {
-    append(out, a.exception.data(), a.exception.size());
+    w.put(a.exception.data(), a.exception.size());
   }
   return out;
 }
