@@ -37,12 +37,8 @@
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <chrono>
-#include <coroutine>
-#include <exception>
 #include <future>
-#include <optional>
 #include <stdexcept>
-#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -50,8 +46,6 @@
 #include <tine/application/future_state.hpp>
 #include <tine/application/future_waiters.hpp>
 #include <tine/core/frame.hpp>
-#include <tine/core/scheduler_ref.hpp>
-#include <tine/core/stop_forwarding.hpp>
 #include <tine/core/task.hpp>  // dependent_false
 #include <tine/core/worker_context.hpp>
 

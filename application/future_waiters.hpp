@@ -12,10 +12,7 @@
 #include <chrono>
 #include <coroutine>
 #include <exception>
-#include <future>
-#include <optional>
 #include <stdexcept>
-#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,19 +20,12 @@
 #include <tine/application/future_state.hpp>
 #include <tine/core/frame.hpp>
 #include <tine/core/parked_task.hpp>
-#include <tine/core/scheduler_ref.hpp>
 #include <tine/core/stop_forwarding.hpp>
 #include <tine/core/submit_node.hpp>
-#include <tine/core/task.hpp>  // dependent_false
 #include <tine/core/worker_context.hpp>
 #include <tine/core/worker_runtime.hpp>
 
-namespace tine {
-
-template <typename T>
-class future;
-
-namespace detail {
+namespace tine::detail {
 
 /// Throws the logic_error of a blocking call made on a worker thread.
 inline void refuse_blocking_on_worker(const char* function) {
@@ -241,8 +231,6 @@ struct callback_waiter : future_waiter {
   }
 };
 
-}  // namespace detail
-
-}  // namespace tine
+}  // namespace tine::detail
 
 #endif  // TINE_APPLICATION_FUTURE_WAITERS_HPP

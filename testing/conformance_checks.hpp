@@ -16,14 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include <tine/application/resume_on.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/fork_call.hpp>
-#include <tine/core/join.hpp>
-#include <tine/core/stack_alloc.hpp>
 #include <tine/core/sync_wait.hpp>
-#include <tine/core/task.hpp>
-#include <tine/core/worker_context.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/testing/conformance_observer.hpp>
 #include <tine/testing/conformance_report.hpp>

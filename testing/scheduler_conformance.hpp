@@ -28,14 +28,7 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
-#include <tine/application/resume_on.hpp>
 #include <tine/core/concepts.hpp>
-#include <tine/core/fork_call.hpp>
-#include <tine/core/join.hpp>
-#include <tine/core/stack_alloc.hpp>
-#include <tine/core/sync_wait.hpp>
-#include <tine/core/task.hpp>
-#include <tine/core/worker_context.hpp>
 #include <tine/testing/conformance_checks.hpp>
 #include <tine/testing/conformance_report.hpp>
 

@@ -69,16 +69,17 @@ def stated_dependencies(text):
     return stated
 
 
-def umbrella(f):
-    """A forwarder or an umbrella (core.hpp): a header that gathers other layers for users."""
-    return f.endswith(".hpp") and re.search(r"^/// (Moved|Umbrella):",
+def marked(f, *kinds):
+    """Whether header `f`'s comment begins with one of `kinds`: "Moved" (a forwarder, kept for an
+    old include path) or "Umbrella" (core.hpp: gathers other layers for users)."""
+    return f.endswith(".hpp") and re.search(rf"^/// ({'|'.join(kinds)}):",
                                             open(f, encoding="utf-8").read(), re.M)
 
 
 def real_dependencies(files):
     real = {layer: set() for layer in LAYERS}
     for f in files:
-        if umbrella(f):
+        if marked(f, "Moved", "Umbrella"):
             continue
         layer = f.split("/")[0]
         for line in open(f, encoding="utf-8"):
@@ -101,8 +102,7 @@ def foreign_details(files):
 
 def forwarders(files):
     """Library headers kept only to forward an old include path to a moved file."""
-    return {f for f in files if f.endswith(".hpp") and
-            re.search(r"^/// Moved:", open(f, encoding="utf-8").read(), re.M)}
+    return {f for f in files if marked(f, "Moved")}
 
 
 def includes_of_forwarders(moved, every_file):
