@@ -33,10 +33,10 @@
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -63,7 +63,7 @@ struct count_leaf {
   }
 
   /// `pred` returns a task: one child task per element, in turn, keyed by its index
-  /// (core/index_keys.hpp).
+  /// (detail/index_keys.hpp).
   task<void> operator()(std::optional<std::size_t>* out, std::size_t lo, std::size_t hi,
                         pedigree_pass pass = {element_role}) const
     requires task_body<P&, std::iter_reference_t<I>>

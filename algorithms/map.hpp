@@ -30,10 +30,10 @@
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -57,7 +57,7 @@ struct map_body {
   }
 
   /// `f` returns a task: one child task per element, in turn, its value then written; each
-  /// keyed by its index (core/index_keys.hpp).
+  /// keyed by its index (detail/index_keys.hpp).
   task<void> operator()(std::size_t lo, std::size_t hi, pedigree_pass pass = {element_role}) const
     requires task_body<F&, std::iter_reference_t<I>>
   {

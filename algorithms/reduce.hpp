@@ -33,10 +33,10 @@
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
@@ -124,7 +124,7 @@ struct fold_leaf {
   }
 
   /// The same when the transform or `op` is a task: each runs as a child task, in turn, keyed by
-  /// its index and role (core/index_keys.hpp; the transform is the source's first child).
+  /// its index and role (detail/index_keys.hpp; the transform is the source's first child).
   task<void> operator()(std::optional<T>* out, std::size_t lo, std::size_t hi,
                         pedigree_pass pass = {Source::is_task ? element_role : op_role}) const
     requires fold_runs_tasks<T, Source, Op>

@@ -33,10 +33,10 @@
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
@@ -85,7 +85,7 @@ struct scan_sum_body {
   }
 
   /// The same when `op` returns a task: one child task per element, in turn, keyed by the
-  /// element's index (core/index_keys.hpp), as in pass 2.
+  /// element's index (detail/index_keys.hpp), as in pass 2.
   task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
     requires element_op_task<I, T, Op>
   {
@@ -141,7 +141,7 @@ struct scan_write_body {
   }
 
   /// The same when `op` returns a task: one child task per element, in turn, keyed by the
-  /// element's index (core/index_keys.hpp). The running value is an optional: it starts as the
+  /// element's index (detail/index_keys.hpp). The running value is an optional: it starts as the
   /// first element when there is no prefix.
   task<void> operator()(std::size_t jlo, std::size_t jhi, pedigree_pass pass = {op_role}) const
     requires element_op_task<I, T, Op>
@@ -192,7 +192,7 @@ void sums_to_prefixes(std::optional<T>* sums, std::size_t blocks, std::optional<
 }
 
 /// sums_to_prefixes when `op(T, T)` returns a task: each combination runs as a child task, keyed
-/// by the first index of its right operand, block j of the `n` elements (core/index_keys.hpp).
+/// by the first index of its right operand, block j of the `n` elements (detail/index_keys.hpp).
 template <typename T, typename Op>
 task<void> sums_to_prefixes_tasks(std::optional<T>* sums, std::size_t blocks, std::size_t n,
                                   std::optional<T>* init, Op* op, pedigree_pass pass) {

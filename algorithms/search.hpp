@@ -34,10 +34,10 @@
 #include <tine/algorithms/detail/body.hpp>
 #include <tine/algorithms/detail/coroutine_param.hpp>
 #include <tine/algorithms/detail/entry.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/algorithms/detail/split.hpp>
 #include <tine/algorithms/grain.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/task.hpp>
 
@@ -80,7 +80,7 @@ struct search_state {
   }
 
   /// The same when the test is a task: one child task per index, in turn, keyed by the index
-  /// (core/index_keys.hpp; the test calls the predicate as its first child).
+  /// (detail/index_keys.hpp; the test calls the predicate as its first child).
   task<void> search_tasks(std::size_t lo, std::size_t hi, pedigree_pass pass)
     requires task_test<Test>
   {

@@ -138,8 +138,8 @@ struct spawn_awaitable {
       }
       p->frame_header.parent = parent;
       if constexpr (Fork) {
-        // The child's place in the fork tree (tine::dprng, pedigree.hpp): the parent's count of
-        // ranks so far, captured now because a thief may run the parent on while the child
+        // The child's place in the fork tree (tine::dprng, reducers/pedigree.hpp): the parent's
+        // count of ranks so far, captured now because a thief may run the parent on while the child
         // runs. One load, one store, one add. A called child keeps the zeros its constructor
         // wrote: its parent waits, so its rank can be claimed later, only if a generator asks.
         p->frame_header.pedigree = forked_pedigree(parent->pedigree.spawned);

@@ -104,11 +104,11 @@ enum class frame_kind : std::uint8_t {
   fork,  ///< started by tine::fork: the parent's continuation may have been stolen
 };
 
-/// A task's place in the fork tree (its pedigree, used by tine::dprng; see pedigree.hpp), in one
-/// 8-byte word so that a fork writes its child's with a single store.
+/// A task's place in the fork tree (its pedigree, used by tine::dprng; see reducers/pedigree.hpp),
+/// in one 8-byte word so that a fork writes its child's with a single store.
 struct pedigree_word {
-  /// The task's rank among its parent's children, with three flag bits (pedigree.hpp): what a
-  /// fork wrote, or 0 for a called child until a generator needs its rank.
+  /// The task's rank among its parent's children, with three flag bits (reducers/pedigree.hpp):
+  /// what a fork wrote, or 0 for a called child until a generator needs its rank.
   std::uint32_t rank = 0;
   /// The ranks this task has handed out so far (to forked children, called children that claimed
   /// one, and generators), times pedigree_step.
@@ -118,7 +118,8 @@ struct pedigree_word {
 /// Ranks advance by this much, leaving the three low bits of `pedigree_word::rank` for flags.
 inline constexpr std::uint32_t pedigree_step = 8;
 
-/// The flag of `pedigree_word::rank` that marks a task pedigrees pass through (pedigree.hpp).
+/// The flag of `pedigree_word::rank` that marks a task pedigrees pass through
+/// (reducers/pedigree.hpp).
 inline constexpr std::uint32_t pedigree_transparent = 4;
 
 /// The pedigree word of a child forked as its parent's `rank`-th: that rank, nothing spawned yet.
@@ -133,13 +134,13 @@ TINE_ALWAYS_INLINE pedigree_word forked_pedigree(std::uint32_t rank) noexcept {
 
 struct frame;
 
-/// A by-value parameter of a task that pedigrees pass through (core/index_keys.hpp, for the
-/// parallel algorithms' leaves, which are called, never forked): the task's promise marks the
-/// frame when the task is created (promise_of's constructor), at no cost to other tasks, and
+/// A by-value parameter of a task that pedigrees pass through (algorithms/detail/index_keys.hpp,
+/// for the parallel algorithms' leaves, which are called, never forked): the task's promise marks
+/// the frame when the task is created (promise_of's constructor), at no cost to other tasks, and
 /// tells the parameter where the frame is, so that the task can set the index of the bodies it
 /// calls without a co_await.
 struct pedigree_pass {
-  /// The role in which the task calls bodies (index_keys.hpp), from the caller.
+  /// The role in which the task calls bodies (algorithms/detail/index_keys.hpp), from the caller.
   std::uint32_t role = 0;
   /// The task's frame, set by its promise.
   frame* self = nullptr;
@@ -181,8 +182,9 @@ struct frame {
   /// Start of the lowest stack_array destroyed inside the current fork-join scope while the task
   /// was stolen: children may still write into it, so it is freed at the join (null: none).
   std::byte* release_at_join = nullptr;
-  /// The task's place in the fork tree (pedigree.hpp). Zero for a new frame: a called child's
-  /// constructor writes it with the fields above in the same wide stores; a fork overwrites it.
+  /// The task's place in the fork tree (reducers/pedigree.hpp). Zero for a new frame: a called
+  /// child's constructor writes it with the fields above in the same wide stores; a fork overwrites
+  /// it.
   pedigree_word pedigree;
   std::atomic<std::uint32_t> joins{max_joins};  ///< Nowa's N'_tau = I_max - joined strands.
   std::uint32_t steals = 0;  ///< Times the continuation was stolen (Nowa's alpha).
@@ -290,7 +292,7 @@ struct frame {
   struct running_state {
     /// tine::dprng: the key of this task's place in the fork tree, once computed (valid when
     /// `pedigree.rank` has the cached flag), or, in a task that pedigrees pass through (the
-    /// transparent flag), the index of the body it calls (pedigree.hpp). Not initialised.
+    /// transparent flag), the index of the body it calls (reducers/pedigree.hpp). Not initialised.
     std::uint64_t position_key;
     /// tine::reducer: the views of the strands that began with steals of this task's
     /// continuation in the current scope, newest first. Each thief links its own here when it
@@ -340,6 +342,16 @@ inline void pedigree_pass::as(std::uint32_t body_role) const noexcept {
 inline void make_transparent(frame& f, std::uint32_t role) noexcept {
   f.running.position_key = 0;
   f.pedigree = pedigree_word{pedigree_transparent, role * pedigree_step};
+}
+
+/// `f` (transparent) is about to call the body applied at element `index` in `role` (a
+/// transparent task that forks, which advances the count that holds its role, gives the role
+/// again). Plain stores by `f`'s own strand, before the call: the body and every strand below it
+/// read them after it, and the previous body's subtree has ended (a call returns after its whole
+/// subtree), so nothing reads the previous values any more.
+inline void set_body_index(frame* f, std::uint64_t index, std::uint32_t role) noexcept {
+  f->running.position_key = index;
+  f->pedigree.spawned = role * pedigree_step;
 }
 
 inline void pedigree_pass::enter(frame& f) noexcept {

@@ -52,9 +52,9 @@
 #include <tine/core/callable_check.hpp>
 #include <tine/core/fork_call.hpp>
 #include <tine/core/frame.hpp>
-#include <tine/core/pedigree.hpp>
 #include <tine/core/request.hpp>
 #include <tine/core/task.hpp>
+#include <tine/reducers/pedigree.hpp>
 
 namespace tine {
 

@@ -10,7 +10,7 @@
 /// A piece's body, a leaf and the combining operation may each be a task (a coroutine that
 /// returns `tine::task`, for the algorithms whose user callables are tasks: detail/body.hpp):
 /// the split then runs it as a child with `call`. The splits of such algorithms pass pedigrees
-/// through (core/index_keys.hpp), so that a body's stream does not depend on the split; a fold
+/// through (index_keys.hpp), so that a body's stream does not depend on the split; a fold
 /// keys `op` by the first index of its right operand.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
@@ -24,8 +24,8 @@
 #include <utility>
 
 #include <tine/algorithms/detail/body.hpp>
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/core/fork_call.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>

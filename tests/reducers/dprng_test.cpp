@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <tine/algorithms/detail/index_keys.hpp>
 #include <tine/core/core.hpp>
-#include <tine/core/index_keys.hpp>
 #include <tine/schedulers/busy_pool.hpp>
 #include <tine/schedulers/inline_scheduler.hpp>
 #include <tine/schedulers/lazy_pool.hpp>
@@ -259,7 +259,7 @@ BOOST_AUTO_TEST_CASE(a_stream_is_derived_from_seed_and_pedigree_as_documented) {
 
 namespace {
 
-// Loops as the parallel algorithms run them (core/index_keys.hpp): a leaf, whose pedigree_pass
+// Loops as the parallel algorithms run them (index_keys.hpp): a leaf, whose pedigree_pass
 // parameter makes it transparent and whose loop variable is its frame's index, calls a body at
 // each index; a task that forks passes pedigrees through with a co_await and keys a body with
 // at_index. Both below a transparent task of their own.

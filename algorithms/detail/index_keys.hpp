@@ -1,11 +1,11 @@
-#ifndef TINE_CORE_INDEX_KEYS_HPP
-#define TINE_CORE_INDEX_KEYS_HPP
+#ifndef TINE_ALGORITHMS_DETAIL_INDEX_KEYS_HPP
+#define TINE_ALGORITHMS_DETAIL_INDEX_KEYS_HPP
 
 /// \file index_keys.hpp
 /// Internal, for the parallel algorithms: tasks that pedigrees pass through, and the user's task
 /// bodies they call keyed by element index rather than by the split that reached them, so that
-/// tine::dprng draws the same numbers whatever the grain and the worker count (pedigree.hpp,
-/// "Index keys").
+/// tine::dprng draws the same numbers whatever the grain and the worker count
+/// (reducers/pedigree.hpp, "Index keys").
 ///
 /// Every task of an algorithm between its entry task (whose place in the fork tree is the
 /// algorithm call's) and a user's task body passes pedigrees through (is transparent), in one of
@@ -45,7 +45,6 @@
 #include <cstdint>
 
 #include <tine/core/frame.hpp>
-#include <tine/core/pedigree.hpp>
 #include <tine/core/request.hpp>
 
 namespace tine::detail {
@@ -77,7 +76,7 @@ struct at_index_request {
 
   std::suspend_never bind(frame& f) && noexcept {
     check.awaited();
-    pedigree::set_index(&f, index, role);
+    set_body_index(&f, index, role);
     return {};
   }
 };
@@ -90,4 +89,4 @@ inline at_index_request at_index(std::size_t index, std::uint32_t role) noexcept
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_INDEX_KEYS_HPP
+#endif  // TINE_ALGORITHMS_DETAIL_INDEX_KEYS_HPP

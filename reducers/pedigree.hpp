@@ -1,5 +1,5 @@
-#ifndef TINE_CORE_PEDIGREE_HPP
-#define TINE_CORE_PEDIGREE_HPP
+#ifndef TINE_REDUCERS_PEDIGREE_HPP
+#define TINE_REDUCERS_PEDIGREE_HPP
 
 /// \file pedigree.hpp
 /// A task's place in the fork tree (its *pedigree*) as a 64-bit key, for tine::dprng
@@ -28,10 +28,10 @@
 /// Index keys. A parallel algorithm splits its range recursively, along a tree that depends on
 /// the grain, and the automatic grain on the worker count; bodies keyed by that tree would draw
 /// different numbers on different pools. So the algorithm's own tasks are transparent
-/// (index_keys.hpp says how they become so). A transparent task's `spawned` count is the rank of
-/// the role in which it calls user's task bodies (0: the element's callable, 1: `op`), and its
-/// `position_key` the element index i of the body it calls next. The body's key is then
-/// combine(index_key(K, i), r): the key of the child of rank r of a child of rank i of the
+/// (algorithms/detail/index_keys.hpp says how they become so). A transparent task's `spawned` count
+/// is the rank of the role in which it calls user's task bodies (0: the element's callable, 1:
+/// `op`), and its `position_key` the element index i of the body it calls next. The body's key is
+/// then combine(index_key(K, i), r): the key of the child of rank r of a child of rank i of the
 /// nearest task above that is not transparent (the algorithm's entry task, key K), whatever
 /// split led to the body. A body claims nothing from its transparent parent: its rank is the
 /// role, the same for every claimer. index_key takes all 64 bits of i: indices do not wrap.
@@ -111,16 +111,6 @@ inline void set_key(frame* f, std::uint64_t key) noexcept {
   std::atomic_ref<std::uint64_t>(f->running.position_key).store(key, std::memory_order_relaxed);
   // release: a strand that sees `cached` sees the key.
   std::atomic_ref<std::uint32_t>(f->pedigree.rank).store(cached, std::memory_order_release);
-}
-
-/// `f` (transparent) is about to call the body applied at element `index` in `role` (a
-/// transparent task that forks, which advances the count that holds its role, gives the role
-/// again). Plain stores by `f`'s own strand, before the call: the body and every strand below it
-/// read them after it, and the previous body's subtree has ended (a call returns after its whole
-/// subtree), so nothing reads the previous values any more.
-inline void set_index(frame* f, std::uint64_t index, std::uint32_t role) noexcept {
-  f->running.position_key = index;
-  f->pedigree.spawned = role * pedigree_step;
 }
 
 /// The next rank of `f`, called by `f`'s own strand.
@@ -238,4 +228,4 @@ inline std::uint64_t key_of(frame* f) {
 
 }  // namespace tine::detail::pedigree
 
-#endif  // TINE_CORE_PEDIGREE_HPP
+#endif  // TINE_REDUCERS_PEDIGREE_HPP
