@@ -34,7 +34,7 @@ struct moving_task : submit_node {
     worker_runtime& rt = runtime();
     rt.stacks().adopt(f->stack);
     rt.resume_moved(f);  // a stop requested while it moved: its forks look first
-    rt.views().enter(self->views);
+    rt.strands().enter(self->views);
     rt.resume(handle_of(f));
   }
 };
@@ -68,14 +68,14 @@ struct resume_on_request {
     f->stack = rt.top();
     worker_stacks::prepare_to_park(f->stack);
     rt.stacks().park();
-    node.views = rt.views().leave();
+    node.views = rt.strands().leave();
     try {
       target->schedule(&node);  // the task may now run elsewhere: this object is in its frame
     } catch (...) {
       // The scheduler refused the node (it must not have queued it): the task stays here, on
       // its own stack again, and the exception comes out of the co_await.
       rt.stacks().adopt(f->stack);
-      rt.views().enter(node.views);
+      rt.strands().enter(node.views);
       throw;
     }
   }

@@ -29,9 +29,10 @@ namespace tine::detail {
 /// A strand arrives at the join of `f`, counting for `a.strands` strands (Nowa's split counter: a
 /// child whose parent was stolen counts 1, with its result and exception; the task itself, at its
 /// join, counts I_max - steals). Returns true if it arrived last: it then owns `f`, runs on `f`'s
-/// stack and holds the merged views of f's scope. Otherwise whoever arrives last resumes `f`, and
-/// if this strand ran on `f`'s stack it leaves it parked with `f`. The count is the core's
-/// counter in the frame (join_counter.hpp), or the installed worker backend's.
+/// stack and holds what the strands of f's scope kept, merged (worker_strands.hpp). Otherwise
+/// whoever arrives last resumes `f`, and if this strand ran on `f`'s stack it leaves it parked with
+/// `f`. The count is the core's counter in the frame (join_counter.hpp), or the installed worker
+/// backend's.
 inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexcept {
   // Read before the decrement: once it is done `f` may run again elsewhere and record a new stack.
   stacklet* stack = f->stack;
@@ -39,11 +40,11 @@ inline bool arrive_at_join(worker_runtime& rt, frame* f, join_arrival& a) noexce
   if (on_its_stack) {
     worker_stacks::prepare_to_park(stack);  // while it is still ours
   }
-  rt.views().deposit(f);  // this strand's views wait with f; the count below publishes them
-  rt.hand_over(f);        // a check marker set here goes with f (before the count publishes it)
+  rt.strands().deposit(f);  // what this strand keeps waits with f; the count below publishes it
+  rt.hand_over(f);          // a check marker set here goes with f (before the count publishes it)
   if (rt.count_arrival(f, a)) {
     rt.stacks().adopt(stack);
-    rt.views().merge(f);  // every strand of f's scope arrived: their views, in serial order
+    rt.strands().merge(f);  // every strand of f's scope arrived: what they kept, in serial order
     return true;
   }
   if (on_its_stack) {
@@ -102,7 +103,7 @@ struct completion {
           sink->exception = f->take_exception();
         }
         handle_of(f).destroy();
-        rt.views().end_root(sink->exception);  // into the reducers, before the caller wakes
+        rt.strands().end_root(sink->exception);  // reducers' views folded before the caller wakes
         sink->complete();
         return std::noop_coroutine();
       }

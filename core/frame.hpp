@@ -170,7 +170,7 @@ struct frame {
   };
   /// tine::reducer: the views of the strand that was running when the current fork-join scope
   /// opened (its leftmost strand), left here by that strand when it arrives at the join of a
-  /// scope that was stolen, for the last strand to arrive (worker_views.hpp). Not initialised:
+  /// scope that was stolen, for the last strand to arrive (worker_strands.hpp). Not initialised:
   /// read only after that strand wrote it.
   strand_views* views_left;
   /// Where co_return writes the task's value (a `T*` of the task's `task<T>`); null when the value
@@ -296,7 +296,7 @@ struct frame {
     std::uint64_t position_key;
     /// tine::reducer: the views of the strands that began with steals of this task's
     /// continuation in the current scope, newest first. Each thief links its own here when it
-    /// steals; they are merged by the last strand to arrive at the join (worker_views.hpp). Not
+    /// steals; they are merged by the last strand to arrive at the join (worker_strands.hpp). Not
     /// initialised: the first thief of a scope overwrites it.
     strand_views* views_stolen;
     /// The stored exception, as raw storage so that the frame stays trivially destructible:

@@ -34,7 +34,7 @@ struct join_awaitable {
     if (all_strands_arrived(self)) {
       worker_runtime& rt = runtime();
       rt.stacks().adopt(self->stack);
-      rt.views().merge(self);  // the views every strand of the scope left, in serial order
+      rt.strands().merge(self);  // what every strand of the scope left, in serial order
       return true;
     }
     return false;

@@ -74,7 +74,7 @@ struct parked_task : submit_node {
     task->stack = rt.top();
     worker_stacks::prepare_to_park(task->stack);
     rt.stacks().park();
-    views = rt.views().leave();
+    views = rt.strands().leave();
     if (pending != nullptr) {
       // relaxed: the scheduler's destructor cannot run while its worker is in a task; the
       // counts go back in resume_here() and submit_back() (or both in unpark()).
@@ -90,7 +90,7 @@ struct parked_task : submit_node {
       pending->fetch_sub(2, std::memory_order_relaxed);
     }
     rt.stacks().adopt(task->stack);
-    rt.views().enter(views);
+    rt.strands().enter(views);
   }
 
   /// From any thread, once the wait is over: hands the task back to its scheduler. After this
@@ -119,7 +119,7 @@ struct parked_task : submit_node {
     worker_runtime& rt = runtime();
     rt.stacks().adopt(task->stack);
     rt.resume_moved(task);  // a stop requested while it waited: its forks look first
-    rt.views().enter(views);
+    rt.strands().enter(views);
     if (pending != nullptr) {
       // release: pairs with the scheduler's destructor's acquire load.
       pending->fetch_sub(1, std::memory_order_release);

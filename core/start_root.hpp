@@ -42,7 +42,7 @@ void start_root(root_sink* sink, [[maybe_unused]] T* result, Make&& make) {
   p->frame_header.root = sink;
   worker_runtime& rt = runtime();
   rt.enter(&sink->context);
-  rt.views().begin_root();
+  rt.strands().begin_root();
   rt.resume(handle_of(&p->frame_header));
 }
 

@@ -202,7 +202,7 @@ class worker_context {
     } else {
       m_runtime.enter(nullptr);
     }
-    m_runtime.views().begin_stolen(continuation);
+    m_runtime.strands().begin_stolen(continuation);
     m_runtime.resume(detail::handle_of(continuation));
   }
 
@@ -217,8 +217,8 @@ class worker_context {
       throw std::bad_alloc();
     }
     m_runtime.stacks().adopt(f->stack);
-    // The backend counted the arrivals: every strand of f's scope has left its views with f.
-    m_runtime.views().merge(f);
+    // The backend counted the arrivals: every strand of f's scope has left its record with f.
+    m_runtime.strands().merge(f);
     m_runtime.note_join_resumed();
     if (!f->at_final) {
       m_runtime.resume(detail::handle_of(f));
@@ -290,7 +290,7 @@ class worker_context {
       // continuation's root: from the stacklet it recorded when its scope opened.
       ++got.value->steals;
       m_runtime.take_over(got.value);
-      m_runtime.views().begin_stolen(got.value);
+      m_runtime.strands().begin_stolen(got.value);
       on_steal();
       m_runtime.resume(detail::handle_of(got.value));
     }
@@ -307,7 +307,7 @@ class worker_context {
   /// could end in a child whose parent has a newer continuation in the deque (pushed by a later
   /// fork, in a later stolen strand); the child would take that one back as if it were its own
   /// and run it in its own strand: right for the join's count, but out of serial order for
-  /// tine::reducer's views (worker_views.hpp).
+  /// tine::reducer's views (worker_strands.hpp).
   template <typename OnSteal>
   TINE_NOINLINE bool take_own(OnSteal& on_steal) {
     detail::frame* f = m_runtime.take_newest();
@@ -316,15 +316,16 @@ class worker_context {
     }
     ++f->steals;  // ours alone now: the deque's pop took it
     m_runtime.take_over(f);
-    m_runtime.views().begin_stolen(f);
+    m_runtime.strands().begin_stolen(f);
     on_steal();
     m_runtime.resume(detail::handle_of(f));
     return true;
   }
 
   /// What a worker must hold before it takes work, so that nothing it does then needs memory
-  /// it could fail to get: a spare stack to park on, and a spare record for a strand's views.
-  bool reserve() noexcept { return m_runtime.stacks().reserve() && m_runtime.views().reserve(); }
+  /// it could fail to get: a spare stack to park on, and what the strand layer needs to begin a
+  /// strand (worker_strands.hpp).
+  bool reserve() noexcept { return m_runtime.stacks().reserve() && m_runtime.strands().reserve(); }
 
   void check_idle() noexcept {
     if (detail::tls_runtime != &m_runtime) {

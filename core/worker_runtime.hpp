@@ -22,7 +22,7 @@
 #include <tine/core/worker_backend.hpp>
 #include <tine/core/worker_hooks.hpp>
 #include <tine/core/worker_stacks.hpp>
-#include <tine/core/worker_views.hpp>
+#include <tine/core/worker_strands.hpp>
 
 namespace tine {
 
@@ -252,8 +252,8 @@ class worker_runtime {
   worker_stacks& stacks() noexcept { return m_stacks; }
   stacklet*& top() noexcept { return m_stacks.top(); }
 
-  /// The record of the strand this worker runs, with tine::reducer's views (worker_views.hpp).
-  worker_views& views() noexcept { return m_views; }
+  /// The strand this worker runs, for the layer that keeps state per strand (worker_strands.hpp).
+  worker_strands& strands() noexcept { return m_strands; }
 
   /// The observer binding (null when nobody observes this worker); see worker_hooks.hpp.
   const hook_binding* hooks() const noexcept { return m_hooks; }
@@ -316,7 +316,7 @@ class worker_runtime {
 
   deque<frame*> m_deque;
   worker_stacks m_stacks;
-  worker_views m_views;
+  worker_strands m_strands;
   worker_context* m_owner;
   std::uintptr_t m_transfer_floor = 0;
   std::coroutine_handle<> m_next;

@@ -64,9 +64,9 @@
 #include <type_traits>
 #include <utility>
 
-#include <tine/core/reducer_base.hpp>
 #include <tine/core/worker_runtime.hpp>
-#include <tine/core/worker_views.hpp>
+#include <tine/reducers/reducer_base.hpp>
+#include <tine/reducers/views_layer.hpp>
 
 namespace tine {
 namespace detail {
@@ -190,7 +190,7 @@ class reducer final : private detail::reducer_base {
   TINE_ALWAYS_INLINE value_type& view() {
     detail::worker_runtime* rt = detail::read_tls_runtime();
     if (TINE_LIKELY(rt != nullptr)) {
-      if (detail::strand_views* s = rt->views().current(); TINE_LIKELY(s != nullptr)) {
+      if (detail::strand_views* s = rt->strands().current(); TINE_LIKELY(s != nullptr)) {
         if (void* v = s->table.find(this); TINE_LIKELY(v != nullptr)) {
           return *static_cast<value_type*>(v);
         }
@@ -263,14 +263,14 @@ class reducer final : private detail::reducer_base {
   /// The calling strand's view, or null (outside tasks, or none made yet).
   void* find_own_view() const noexcept {
     detail::worker_runtime* rt = detail::read_tls_runtime();
-    detail::strand_views* s = rt == nullptr ? nullptr : rt->views().current();
+    detail::strand_views* s = rt == nullptr ? nullptr : rt->strands().current();
     return s == nullptr ? nullptr : s->table.find(this);
   }
 
   /// Removes the calling strand's view from its table and returns it (null: none).
   void* take_own_view() noexcept {
     detail::worker_runtime* rt = detail::read_tls_runtime();
-    detail::strand_views* s = rt == nullptr ? nullptr : rt->views().current();
+    detail::strand_views* s = rt == nullptr ? nullptr : rt->strands().current();
     return s == nullptr ? nullptr : s->table.remove(this);
   }
 
@@ -288,8 +288,14 @@ class reducer final : private detail::reducer_base {
 
   /// The first view() of a strand: makes its identity view.
   TINE_NOINLINE value_type& make_view(detail::worker_runtime* rt) {
-    detail::strand_views* s = rt->views().current();
+    detail::strand_views* s = rt->strands().current();
     if (s == nullptr) {
+      if (detail::views_allowed()) {
+        throw std::logic_error(
+            "tine::reducer::view: this process keeps no views: its first computation began "
+            "during static initialisation, before tine's reducers were set up; start "
+            "computations that use reducers from main");
+      }
       throw std::logic_error(
           "tine::reducer::view: this task runs where frames may move to another process "
           "(tine::mpi_pool on more than one rank); a view lives in one process's heap, so "

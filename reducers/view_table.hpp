@@ -1,11 +1,11 @@
-#ifndef TINE_CORE_VIEW_TABLE_HPP
-#define TINE_CORE_VIEW_TABLE_HPP
+#ifndef TINE_REDUCERS_VIEW_TABLE_HPP
+#define TINE_REDUCERS_VIEW_TABLE_HPP
 
 /// \file view_table.hpp
 /// One strand's views of its reducers: an open-addressing hash table (linear probing, at most
 /// half full) from a reducer's address to the strand's view of it. Only the strand that owns the
 /// table touches it, except at a join, where the last strand to arrive merges the tables of the
-/// others (worker_views.hpp), after synchronising with them.
+/// others (views_layer.hpp), after synchronising with them.
 ///
 /// A lookup that hits at the first probe reads the entries pointer, the mask and one entry: the
 /// hot path of `reducer::view()`.
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <new>
 
-#include <tine/core/reducer_base.hpp>
+#include <tine/reducers/reducer_base.hpp>
 
 namespace tine::detail {
 
@@ -168,4 +168,4 @@ class view_table {
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_VIEW_TABLE_HPP
+#endif  // TINE_REDUCERS_VIEW_TABLE_HPP

@@ -1,8 +1,8 @@
-#ifndef TINE_CORE_STRAND_RECORDS_HPP
-#define TINE_CORE_STRAND_RECORDS_HPP
+#ifndef TINE_REDUCERS_STRAND_RECORDS_HPP
+#define TINE_REDUCERS_STRAND_RECORDS_HPP
 
 /// \file strand_records.hpp
-/// Where the records of strands (worker_views.hpp) come from and go back to. Every steal takes
+/// Where the records of strands (views_layer.hpp) come from and go back to. Every steal takes
 /// one and the join that completes the stolen scope gives it back, often on another worker than
 /// the thief's; so each worker keeps a few spare records, hands its surplus to a process-wide
 /// pool, and takes from that pool when it runs out, before it allocates. A program then stops
@@ -19,7 +19,8 @@
 #include <utility>
 
 #include <tine/core/frame.hpp>
-#include <tine/core/view_table.hpp>
+#include <tine/core/worker_strands.hpp>
+#include <tine/reducers/view_table.hpp>
 
 namespace tine::detail {
 
@@ -93,65 +94,67 @@ class shared_records {
   std::size_t m_count = 0;
 };
 
-/// A worker's spare records.
+/// A worker's spare records, kept in the two words the core keeps for the strand layer on each
+/// worker (worker_strands::words()): a list and its length.
 class record_cache {
  public:
-  /// With one spare record, like worker_stacks' spare stack: a worker's first root or steal
-  /// needs nothing from elsewhere. Throws std::bad_alloc.
-  record_cache() : m_free(make_record()), m_count(1) {
-    if (m_free == nullptr) {
-      throw std::bad_alloc();
-    }
-  }
-  record_cache(const record_cache&) = delete;
-  record_cache& operator=(const record_cache&) = delete;
-  ~record_cache() { shared_records::instance().give(m_free); }
+  explicit record_cache(worker_strands::layer_words& words) noexcept : m_words(words) {}
 
   /// Makes sure a spare is ready; false when memory is short.
-  bool reserve() noexcept { return m_free != nullptr || refill(); }
+  bool reserve() noexcept { return m_words.list != nullptr || refill(); }
 
   /// A spare (reserve() made sure there is one).
   strand_views* take() noexcept {
-    strand_views* s = std::exchange(m_free, m_free->next);
-    --m_count;
+    strand_views* s = head();
+    m_words.list = s->next;
+    --m_words.count;
     s->next = nullptr;
     return s;
   }
 
   /// Keeps `s` (its table empty) as a spare, handing a batch to the pool past `most`.
   void put(strand_views* s) noexcept {
-    s->next = m_free;
-    m_free = s;
-    if (++m_count > most) {
+    s->next = head();
+    m_words.list = s;
+    if (++m_words.count > most) {
       strand_views* batch = nullptr;
       for (std::size_t i = 0; i < batch_size; ++i) {
-        strand_views* t = std::exchange(m_free, m_free->next);
+        strand_views* t = head();
+        m_words.list = t->next;
         t->next = batch;
         batch = t;
       }
-      m_count -= batch_size;
+      m_words.count -= batch_size;
       shared_records::instance().give(batch);
     }
+  }
+
+  /// The worker is gone: its spares go to the process-wide pool.
+  void release() noexcept {
+    shared_records::instance().give(head());
+    m_words = {};
   }
 
  private:
   static constexpr std::size_t most = 32;
   static constexpr std::size_t batch_size = 16;
 
+  strand_views* head() const noexcept { return static_cast<strand_views*>(m_words.list); }
+
   TINE_NOINLINE bool refill() noexcept {
-    m_free = shared_records::instance().take(batch_size / 2, m_count);
-    if (m_free != nullptr) {
-      return true;
+    std::size_t taken = 0;
+    strand_views* list = shared_records::instance().take(batch_size / 2, taken);
+    if (list == nullptr) {
+      list = make_record();
+      taken = list == nullptr ? 0 : 1;
     }
-    m_free = make_record();
-    m_count = m_free == nullptr ? 0 : 1;
-    return m_free != nullptr;
+    m_words = {list, taken};
+    return list != nullptr;
   }
 
-  strand_views* m_free;
-  std::size_t m_count;
+  worker_strands::layer_words& m_words;
 };
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_STRAND_RECORDS_HPP
+#endif  // TINE_REDUCERS_STRAND_RECORDS_HPP

@@ -1,12 +1,12 @@
-#ifndef TINE_CORE_REDUCER_BASE_HPP
-#define TINE_CORE_REDUCER_BASE_HPP
+#ifndef TINE_REDUCERS_REDUCER_BASE_HPP
+#define TINE_REDUCERS_REDUCER_BASE_HPP
 
 /// \file reducer_base.hpp
 /// What the runtime knows of a `tine::reducer` (reducer.hpp) without its type: how to combine,
 /// fold and destroy its views, how many of them exist, and the lock under which roots fold
 /// their views into the reducer's own value. The runtime keeps each strand's views in a table
 /// keyed by the reducer's address (view_table.hpp) and merges them at joins through these
-/// functions (worker_views.hpp).
+/// functions (views_layer.hpp).
 ///
 /// Merges at joins need no lock: the join counter orders the strands that merge. Roots have no
 /// such order: several can end at once, on different workers, each folding its views into the
@@ -69,4 +69,4 @@ class reducer_base {
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_REDUCER_BASE_HPP
+#endif  // TINE_REDUCERS_REDUCER_BASE_HPP

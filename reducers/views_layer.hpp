@@ -1,9 +1,10 @@
-#ifndef TINE_CORE_WORKER_VIEWS_HPP
-#define TINE_CORE_WORKER_VIEWS_HPP
+#ifndef TINE_REDUCERS_VIEWS_LAYER_HPP
+#define TINE_REDUCERS_VIEWS_LAYER_HPP
 
-/// \file worker_views.hpp
+/// \file views_layer.hpp
 /// Where the views of `tine::reducer` live and when they are made and merged: Cilk's
-/// hyperobject semantics on continuation stealing and Nowa's wait-free join.
+/// hyperobject semantics on continuation stealing and Nowa's wait-free join, as the core's
+/// strand layer (core/worker_strands.hpp says when the core calls it).
 ///
 /// A *strand* here is what one worker runs between two scheduling events: from a root's start,
 /// a steal or a move (resume_on) until it arrives at a join it is not the last at, or the root
@@ -34,7 +35,8 @@
 ///
 /// A worker whose frames may move to another process (its worker backend says so: the
 /// distributed pool on more than one rank) keeps no records: its strands have none, and
-/// `reducer::view()` refuses to make a view there.
+/// `reducer::view()` refuses to make a view there. So does every worker of a process whose
+/// first computation began before this layer was installed (during static initialisation).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -45,9 +47,10 @@
 #include <utility>
 
 #include <tine/core/frame.hpp>
-#include <tine/core/reducer_base.hpp>
-#include <tine/core/strand_records.hpp>
-#include <tine/core/view_table.hpp>
+#include <tine/core/worker_strands.hpp>
+#include <tine/reducers/reducer_base.hpp>
+#include <tine/reducers/strand_records.hpp>
+#include <tine/reducers/view_table.hpp>
 
 namespace tine::detail {
 
@@ -55,36 +58,37 @@ namespace tine::detail {
 /// where a view, which lives in this process's heap, could not follow them.
 inline bool views_allowed() noexcept { return !frames_may_leave_process(); }
 
-/// A worker's part of the above: the record of the strand it runs, and spare records.
-class worker_views {
+/// The strand layer of the reducers: a worker's part is the record of the strand it runs
+/// (`worker_strands::current()`) and its spare records (a `record_cache` in the worker's layer
+/// words, filled at its first `reserve()`).
+class views_layer final : public strand_layer {
  public:
-  /// Throws std::bad_alloc (its first spare record).
-  worker_views() = default;
-  worker_views(const worker_views&) = delete;
-  worker_views& operator=(const worker_views&) = delete;
-
-  ~worker_views() {
-    TINE_ASSERT(m_current == nullptr, "a worker was destroyed while it ran a strand");
+  /// The one instance, installed with the core during static initialisation (below).
+  static const views_layer& instance() noexcept {
+    static constinit const views_layer layer{};
+    return layer;
   }
 
-  /// The record of the strand this worker runs; null between pieces of work, and on a worker
-  /// that keeps no views.
-  strand_views* current() const noexcept { return m_current; }
+  constexpr views_layer() = default;
 
-  /// Makes sure a spare record is ready for the next strand this worker begins; false when
-  /// memory is short (the worker must not take work now).
-  bool reserve() noexcept { return m_spares.reserve(); }
+  bool reserve(worker_strands& w) const noexcept override {
+    return record_cache(w.words()).reserve();
+  }
+
+  void retire(worker_strands& w) const noexcept override { record_cache(w.words()).release(); }
 
   /// A root task starts on this worker: its strand is the leftmost of the whole computation.
-  void begin_root() noexcept { m_current = views_allowed() ? take(nullptr, 0) : nullptr; }
+  void begin_root(worker_strands& w) const noexcept override {
+    w.set_current(views_allowed() ? take(w, nullptr, 0) : nullptr);
+  }
 
   /// The root task ended here, its frame gone: every view of the computation has been merged
   /// into this strand's, in serial order; fold each into its reducer's own value, under the
   /// reducer's lock (other roots may end at the same time). A reduce that throws leaves its
   /// exception in `error` unless one is already there. Each view's count drops last: after it
   /// this root touches the reducer no more, and whoever sees the count without it may destroy it.
-  TINE_NOINLINE void end_root(std::exception_ptr& error) noexcept {
-    strand_views* s = std::exchange(m_current, nullptr);
+  void end_root(worker_strands& w, std::exception_ptr& error) const noexcept override {
+    strand_views* s = w.leave();
     if (s == nullptr) {
       return;
     }
@@ -99,29 +103,29 @@ class worker_views {
       key->destroy_view(view);
       key->view_gone();
     });
-    recycle(s);
+    recycle(w, s);
   }
 
   /// This worker has just stolen `f`'s continuation (f->steals counted): begin the strand
   /// (f, steals) and link its record into f's list. The thief of the previous steal of this scope
   /// linked its own before pushing the continuation we took, so the list is ours alone now.
-  TINE_NOINLINE void begin_stolen(frame* f) noexcept {
+  void begin_stolen(worker_strands& w, frame* f) const noexcept override {
     if (!views_allowed()) {
-      m_current = nullptr;
+      w.set_current(nullptr);
       return;
     }
-    strand_views* s = take(f, f->steals);
+    strand_views* s = take(w, f, f->steals);
     s->next = f->steals == 1 ? nullptr : f->running.views_stolen;
     f->running.views_stolen = s;
-    m_current = s;
+    w.set_current(s);
   }
 
   /// The strand this worker runs arrives at `f`'s join (a child whose parent was stolen, or `f`
   /// itself), before its arrival is counted: a stolen strand of f is already in f's list; any
   /// other is f's leftmost and leaves its record in the frame. Counting the arrival (release)
   /// then publishes the record and its views to whoever arrives last.
-  TINE_NOINLINE void deposit(frame* f) noexcept {
-    strand_views* s = std::exchange(m_current, nullptr);
+  void deposit(worker_strands& w, frame* f) const noexcept override {
+    strand_views* s = w.leave();
     // Where frames may leave the process there are no views and nothing reads views_left; every
     // arrival would write it, several workers of a rank at once.
     if (views_allowed() && (s == nullptr || s->owner != f)) {
@@ -133,9 +137,9 @@ class worker_views {
   /// stolen strands' views into the leftmost's in serial order and continue in the leftmost's
   /// record. A reduce that throws has its exception stored in `f`, to be rethrown at the join
   /// like a child's; its right-hand view is destroyed all the same.
-  TINE_NOINLINE void merge(frame* f) noexcept {
+  void merge(worker_strands& w, frame* f) const noexcept override {
     if (!views_allowed()) {
-      m_current = nullptr;
+      w.set_current(nullptr);
       return;
     }
     strand_views* left = f->views_left;
@@ -151,33 +155,29 @@ class worker_views {
       strand_views* s = in_order;
       in_order = s->next;
       absorb(left, s, f);
-      recycle(s);
+      recycle(w, s);
     }
-    m_current = left;
+    w.set_current(left);
   }
-
-  /// The strand leaves this worker with its task (resume_on): its record goes with the task.
-  strand_views* leave() noexcept { return std::exchange(m_current, nullptr); }
-
-  /// A strand arrives on this worker with its task (resume_on).
-  void enter(strand_views* s) noexcept { m_current = s; }
 
  private:
   /// A spare record (reserve() made sure there is one), set up as strand (owner, index).
-  strand_views* take(frame* owner, std::uint32_t index) noexcept {
-    if (TINE_UNLIKELY(!m_spares.reserve())) {
+  static strand_views* take(worker_strands& w, frame* owner, std::uint32_t index) noexcept {
+    record_cache spares(w.words());
+    if (TINE_UNLIKELY(!spares.reserve())) {
       // Every way into work reserves a record first (worker_context); this is a safety net.
       fatal("tine::reducer: no memory for the record of a strand's views");
     }
-    strand_views* s = m_spares.take();
+    strand_views* s = spares.take();
     s->owner = owner;
     s->index = index;
     return s;
   }
 
-  void recycle(strand_views* s) noexcept {
+  /// Back to this worker's spares (its reserve() made them: it merged, so it took work).
+  static void recycle(worker_strands& w, strand_views* s) noexcept {
     TINE_ASSERT(s->table.empty(), "a strand's record was recycled with views in it");
-    m_spares.put(s);
+    record_cache(w.words()).put(s);
   }
 
   /// `left` := left ⊕ right, view by view; `right` is left empty.
@@ -211,11 +211,12 @@ class worker_views {
       }
     });
   }
-
-  strand_views* m_current = nullptr;
-  record_cache m_spares;
 };
+
+/// Installs the layer before main in every program that includes this header (tine::reducer's):
+/// an inline variable's initialiser runs during static initialisation.
+inline const bool views_layer_installed = strand_layer_slot::install(&views_layer::instance());
 
 }  // namespace tine::detail
 
-#endif  // TINE_CORE_WORKER_VIEWS_HPP
+#endif  // TINE_REDUCERS_VIEWS_LAYER_HPP

@@ -1,0 +1,69 @@
+// A process whose first computation runs during static initialisation, before the reducers'
+// headers install their strand layer: the core fixes its choice then (no layer), the install that
+// comes later is refused, and a reducer used in a task says why with an exception, while tasks
+// without reducers run as usual.
+#include <boost/test/unit_test.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include <tine/core/fork_call.hpp>
+#include <tine/core/join.hpp>
+#include <tine/core/sync_wait.hpp>
+#include <tine/core/task.hpp>
+#include <tine/schedulers/inline_scheduler.hpp>
+
+namespace {
+
+tine::task<long> fib(int n) {
+  if (n < 2) {
+    co_return n;
+  }
+  long a = 0;
+  long b = 0;
+  co_await tine::fork(&a, fib, n - 1);
+  co_await tine::call(&b, fib, n - 2);
+  co_await tine::join();
+  co_return a + b;
+}
+
+// Initialised before the reducers' header below is (the same translation unit, an earlier
+// definition): this computation is the process's first.
+const long early = [] {
+  tine::inline_scheduler sched;
+  return tine::sync_wait(sched, fib, 12);
+}();
+
+}  // namespace
+
+// After the computation above, on purpose: its layer's install comes too late.
+#include <tine/reducers/monoids.hpp>
+#include <tine/reducers/reducer.hpp>
+
+namespace {
+
+tine::task<void> add(tine::reducer<tine::sum<long>>* r) {
+  r->view() += 1;
+  co_return;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_layer_installed_after_the_first_computation_is_refused) {
+  BOOST_TEST(early == 144);
+  BOOST_TEST(!tine::detail::views_layer_installed);
+  BOOST_TEST(tine::detail::strand_layer_slot::get() == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(a_reducer_then_says_why_and_other_tasks_run) {
+  tine::inline_scheduler sched;
+  tine::reducer<tine::sum<long>> r;
+  try {
+    tine::sync_wait(sched, add, &r);
+    BOOST_FAIL("view() made a view where no strand has a record");
+  } catch (const std::logic_error& e) {
+    BOOST_TEST(std::string(e.what()).find("static initialisation") != std::string::npos);
+  }
+  BOOST_TEST(r.get() == 0);
+  BOOST_TEST(tine::sync_wait(sched, fib, 20) == 6765);
+}
