@@ -6,7 +6,12 @@
 /// that copy a continuation's frame from another rank to the same address, the joins of frames
 /// that moved, the exceptions kept for frames, and the progress thread
 /// (docs/distributed_internals.md, "Stealing across ranks"). Each worker's own part, its offers, is
-/// its `worker_lane`.
+/// its `worker_lane`. The class is defined by leg: rank_worker_joins.cpp (joins at the frame's
+/// home), rank_worker_steal.cpp (steals from other ranks), and rank_worker.cpp (its lifetime,
+/// the end of a root, exception tokens). They share m_mutex (the join records, the ready frames,
+/// the held frames, the root's generation), held only to update those, never across MPI or a
+/// frame's resumption; m_exceptions_mutex guards the exception store (but its release(), which
+/// has its own lock), m_latencies_mutex the steal latencies.
 ///
 /// The rules it keeps:
 /// - A thief takes a frame F and F's own stack allocations (frame_range.hpp: one stretch, or
