@@ -9,11 +9,11 @@
 
 #include <tine/core/core.hpp>
 #include <tine/distributed/environment.hpp>
-#include <tine/distributed/exception_transport.hpp>
+#include <tine/distributed/foundation/exception_transport.hpp>
 #include <tine/distributed/global_algorithms.hpp>
-#include <tine/distributed/global_scan.hpp>
-#include <tine/distributed/global_sort.hpp>
 #include <tine/distributed/global_vector.hpp>
+#include <tine/distributed/memory/global_scan.hpp>
+#include <tine/distributed/memory/global_sort.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 #include <tine/distributed/remote_error.hpp>
 

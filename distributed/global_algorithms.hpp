@@ -51,8 +51,8 @@
 
 #include <tine/algorithms/algorithms.hpp>
 #include <tine/algorithms/grain.hpp>
-#include <tine/distributed/global_algorithm_defs.hpp>
 #include <tine/distributed/global_vector.hpp>
+#include <tine/distributed/memory/global_algorithm_defs.hpp>
 
 namespace tine::mpi {
 

@@ -57,7 +57,7 @@
 #include <utility>
 
 #include <tine/core/held_views.hpp>
-#include <tine/distributed/global_store.hpp>
+#include <tine/distributed/memory/global_store.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 
 namespace tine::mpi {

@@ -50,10 +50,10 @@
 #include <tine/core/callable_check.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/sync_wait.hpp>
-#include <tine/distributed/exception_transport.hpp>
-#include <tine/distributed/rank_pool.hpp>
+#include <tine/distributed/foundation/exception_transport.hpp>
+#include <tine/distributed/foundation/uni_address_region.hpp>
+#include <tine/distributed/pool/rank_pool.hpp>
 #include <tine/distributed/remote_error.hpp>
-#include <tine/distributed/uni_address_region.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 #include <tine/policies/uniform_victims.hpp>

@@ -12,6 +12,8 @@
    forwarders themselves).
 4. No library file includes another layer's `detail/` folder (a layer that builds on another's
    internals does so through the seam that layer offers, as algorithms/extension.hpp).
+5. The wings of distributed/ depend one way: foundation/ includes neither wing, pool/ includes
+   nothing of memory/ (memory/ builds on both; the pool reaches it only through pool_hooks.hpp).
 
 usage: check_structure.py [docs/structure.md]   (run from the repository's root)
 """
@@ -23,6 +25,12 @@ LAYERS = ["core", "application", "reducers", "policies", "schedulers", "algorith
           "execution", "testing", "distributed"]
 SOURCE = re.compile(r"\.(hpp|cpp|h)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*<tine/([a-z_]+)/')
+# The wings of a layer (sub-folders with a Bazel package each) and the wings each may include.
+WINGS = {
+    "distributed/foundation": set(),
+    "distributed/pool": {"distributed/foundation"},
+    "distributed/memory": {"distributed/foundation", "distributed/pool"},
+}
 
 
 def repo_files():
@@ -100,6 +108,25 @@ def foreign_details(files):
     return found
 
 
+def wing_of(path):
+    return next((w for w in WINGS if path.startswith(w + "/")), None)
+
+
+def wrong_way_wings(files):
+    found = []
+    for f in files:
+        wing = wing_of(f)
+        if wing is None:
+            continue
+        for n, line in enumerate(open(f, encoding="utf-8"), 1):
+            m = re.match(r'^\s*#\s*include\s*<tine/([\w/]+\.hpp)>', line)
+            other = wing_of(m.group(1)) if m else None
+            if other not in (None, wing) and other not in WINGS[wing]:
+                found.append(f"{f}:{n}: includes {m.group(1)}: {wing}/ may include only "
+                             f"{', '.join(sorted(WINGS[wing])) or 'no other wing'}")
+    return found
+
+
 def forwarders(files):
     """Library headers kept only to forward an old include path to a moved file."""
     return {f for f in files if marked(f, "Moved")}
@@ -141,6 +168,7 @@ def main():
             failures.append(f"{layer}/: {page}'s table says it uses {dep}/, but no file does")
     failures += includes_of_forwarders(forwarders(files), every_file)
     failures += foreign_details(files)
+    failures += wrong_way_wings(files)
     for f in failures:
         print(f)
     print(f"check_structure: {len(files)} library files, {len(LAYERS)} layers, "

@@ -22,7 +22,7 @@ ln -s "$root" "$inc/tine"
 mpi_flags=$(mpicc.mpich -show | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 flags=(-std=c++20 -I"$inc" $mpi_flags)
 
-files=(policies/*.cpp schedulers/*.cpp analysis/*.cpp distributed/*.cpp
+files=(policies/*.cpp schedulers/*.cpp analysis/*.cpp distributed/*.cpp distributed/*/*.cpp
   examples/demo.cpp examples/trace_demo.cpp examples/analyze_demo.cpp
   examples/distributed_fib.cpp examples/global_memory.cpp)
 if [ -n "${TINE_STDEXEC_DIR:-}" ]; then

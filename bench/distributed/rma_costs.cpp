@@ -10,9 +10,9 @@
 // second of wall time while it computed (its progress thread's share is what exceeds 1.0).
 
 #include <tine/distributed/environment.hpp>
-#include <tine/distributed/offer_slot.hpp>
-#include <tine/distributed/progress_thread.hpp>
-#include <tine/distributed/uni_address_region.hpp>
+#include <tine/distributed/foundation/progress_thread.hpp>
+#include <tine/distributed/foundation/uni_address_region.hpp>
+#include <tine/distributed/pool/offer_slot.hpp>
 
 #include <sys/resource.h>
 

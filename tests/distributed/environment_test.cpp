@@ -4,8 +4,8 @@
 // Also: a uni-address region too large for the address space is refused on every rank.
 
 #include <tine/distributed/environment.hpp>
-#include <tine/distributed/progress_thread.hpp>
-#include <tine/distributed/uni_address_region.hpp>
+#include <tine/distributed/foundation/progress_thread.hpp>
+#include <tine/distributed/foundation/uni_address_region.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,6 @@
-// The block cache of other ranks' global-vector memory (distributed/block_cache.hpp), on 2 ranks
-// of one worker, from one task on rank 0 that never forks (so nothing else runs on its rank and
-// no acquire point falls between its reads):
+// The block cache of other ranks' global-vector memory (distributed/memory/block_cache.hpp), on 2
+// ranks of one worker, from one task on rank 0 that never forks (so nothing else runs on its rank
+// and no acquire point falls between its reads):
 // - re-reading a range another rank holds costs no MPI (no bytes fetched, a hit per line);
 // - a write to it is read back at once (its lines were dropped), from the other rank's memory;
 // - a read larger than the cache bypasses it (fetched, not kept: read again, fetched again);
@@ -9,8 +9,8 @@
 // - a new root starts with every line stale (an acquire point): its first read fetches.
 // Values are checked everywhere. The counters are this process's (tine::mpi::traffic), so the
 // task returns them to every rank.
-#include <tine/distributed/block_cache.hpp>
 #include <tine/distributed/distributed.hpp>
+#include <tine/distributed/memory/block_cache.hpp>
 
 #include <cstdint>
 #include <cstdio>

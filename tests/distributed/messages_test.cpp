@@ -1,7 +1,8 @@
-// The distributed pool's messages (distributed/messages.hpp): each decodes to what was encoded,
-// field by field, including the edge cases a run meets (no result, several pieces, an exception
-// with and without a description), and a message cut short ends the program with a message.
-#include <tine/distributed/messages.hpp>
+// The distributed pool's messages (distributed/pool/messages.hpp): each decodes to what was
+// encoded, field by field, including the edge cases a run meets (no result, several pieces, an
+// exception with and without a description), and a message cut short ends the program with a
+// message.
+#include <tine/distributed/pool/messages.hpp>
 
 #include <array>
 #include <boost/test/unit_test.hpp>

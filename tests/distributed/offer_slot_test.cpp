@@ -5,8 +5,8 @@
 // rank some must have been taken across ranks (a run without would prove nothing).
 
 #include <tine/distributed/environment.hpp>
-#include <tine/distributed/offer_slot.hpp>
-#include <tine/distributed/progress_thread.hpp>
+#include <tine/distributed/foundation/progress_thread.hpp>
+#include <tine/distributed/pool/offer_slot.hpp>
 
 #include <algorithm>
 #include <cstdint>

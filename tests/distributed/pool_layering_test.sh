@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The pool (tine::mpi_pool and what runs it on a rank) includes nothing of global memory: global
-# vectors sit on top of the pool and reach it through pool_hooks.hpp, never the other way.
+# The pool (tine::mpi_pool and what runs it on a rank: distributed/pool/ and mpi_pool.hpp) includes
+# nothing of global memory (distributed/memory/, and the public global_*.hpp over it): global
+# vectors sit on top of the pool and reach it through pool/pool_hooks.hpp, never the other way.
 #   pool_layering_test.sh POOL_FILE...
 # Fails, naming each line, if a pool file includes a global-memory header.
 set -u
 [ "$#" -gt 0 ] || { echo "FAIL: no pool files given"; exit 1; }
-memory='#include[[:space:]]*[<"]tine/distributed/(block_cache|global_[a-z_]+)\.hpp[>"]'
+memory='#include[[:space:]]*[<"]tine/distributed/(memory/[a-z_]+|global_[a-z_]+)\.hpp[>"]'
 failed=0
 for f in "$@"; do
   [ -f "$f" ] || { echo "FAIL: $f: no such file"; failed=1; continue; }

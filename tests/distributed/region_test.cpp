@@ -4,8 +4,8 @@
 // pointer still valid, and one-sided operations completing while their target computes.
 
 #include <tine/distributed/environment.hpp>
-#include <tine/distributed/progress_thread.hpp>
-#include <tine/distributed/uni_address_region.hpp>
+#include <tine/distributed/foundation/progress_thread.hpp>
+#include <tine/distributed/foundation/uni_address_region.hpp>
 
 #include <tine/core/core.hpp>
 
