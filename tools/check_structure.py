@@ -47,6 +47,8 @@ def tree_entries(text):
     block = re.search(r"```\n(.*?)```", text, re.S).group(1)
     folders, paths = [], set()
     for line in block.splitlines():
+        if line.lstrip().startswith("//"):
+            continue  # a group's heading within a folder
         # "NAME  description", "A.hpp, B.hpp  description" or "NAME.hpp/.cpp  description"
         m = re.match(r"^( *)([^\s,]+(?:, [^\s,]+)*)(?: |$)", line)
         if not m or len(m.group(1)) % 2:
