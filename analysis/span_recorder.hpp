@@ -90,11 +90,11 @@ class span_recorder final : public worker_backend {
   /// The measures, in seconds at `seconds_per_tick` (the stored events are applied first).
   analysis::measures finish(double seconds_per_tick);
 
+  // worker_backend. No process boundary (the default): the analysed tasks run in this process,
+  // in serial order, so forks obey stops and a sibling's exception as on a one-worker scheduler
+  // (a fork that starts no child is not offered).
   bool offer(frame* parent, void* child, deque<frame*>& continuations) override;
   bool offers_at_every_fork() const noexcept override { return true; }
-  /// The analysed tasks run in this process, in serial order: forks obey stops and a sibling's
-  /// exception as on a one-worker scheduler (a fork that starts no child is not offered).
-  bool checks_forks() const noexcept override { return true; }
   frame* take_back() noexcept override;
   void observed(frame* f, bool at_end) noexcept override;
 

@@ -48,8 +48,8 @@ TINE_TLS_ACCESSOR const exception_codec* read_tls_exception_codec() noexcept {
 }
 
 /// Whether the calling thread's frames may move to another process: said explicitly by its
-/// worker backend (worker_backend::frames_leave_process, the distributed pool's on more than one
-/// rank), never inferred. Read through an accessor, as the codec.
+/// worker backend having a process boundary (worker_backend::boundary, the distributed pool's on
+/// more than one rank), never inferred. Read through an accessor, as the codec.
 inline thread_local bool tls_frames_leave_process = false;
 
 /// Whether the calling worker's frames may move to another process. tine::reducer and
@@ -58,8 +58,9 @@ inline thread_local bool tls_frames_leave_process = false;
 TINE_TLS_ACCESSOR bool frames_may_leave_process() noexcept { return tls_frames_leave_process; }
 
 /// Sets whether the calling thread's frames may move to another process (worker_context's
-/// set_backend does, from the backend); between two pieces of work. Such a thread must also have
-/// an exception codec: a frame's exception must mean the same in the other process.
+/// set_backend does, from the backend's process boundary); between two pieces of work. Such a
+/// thread must also have an exception codec (the boundary's): a frame's exception must mean the
+/// same in the other process.
 inline void set_frames_leave_process(bool leave) noexcept { tls_frames_leave_process = leave; }
 
 /// Makes `codec` (null: none) the calling thread's; between two pieces of work, with no exception

@@ -7,8 +7,8 @@
 /// frame's continuation is away (stolen), each child that ends elsewhere subtracts 1, and the
 /// frame itself, reaching its join, subtracts I_max less the number of steals of its
 /// continuation: whichever subtraction brings the counter to zero arrived last, and that strand
-/// continues the frame. No strand waits for another. A worker backend (worker_backend.hpp) may
-/// count a frame's arrivals elsewhere, with the same arithmetic.
+/// continues the frame. No strand waits for another. A worker backend's process boundary
+/// (process_boundary.hpp) may count a frame's arrivals elsewhere, with the same arithmetic.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 

@@ -27,8 +27,9 @@
 /// arrives at a join whose frame goes on elsewhere), a marker still set goes with it as the
 /// relay of the frame where it goes on (worker_runtime::hand_over); where a worker takes up a
 /// continuation (a steal), it looks again if that one was stopped or holds an exception
-/// (worker_runtime::take_over). A worker backend that does not check forks uses the marker for
-/// its offers alone, and none of this applies there.
+/// (worker_runtime::take_over). On a worker whose backend has a process boundary
+/// (process_boundary.hpp) none of this applies: the marker is used up by the backend's offers and
+/// by forks that look only when the boundary says stops reach their frame, and nothing relays.
 ///
 /// The registry lists every worker runtime of the process, for the requests that do not know
 /// where the tasks concerned run (a stop request reaches tasks on any worker).

@@ -16,6 +16,7 @@
 #include <tine/core/deque.hpp>
 #include <tine/core/final.hpp>
 #include <tine/core/owner_fence.hpp>
+#include <tine/core/process_boundary.hpp>
 #include <tine/core/scheduler_ref.hpp>
 #include <tine/core/submission_queue.hpp>
 #include <tine/core/submit_node.hpp>
@@ -118,14 +119,17 @@ class worker_context {
 
   /// Installs `backend` on this worker (null: uninstalls it; see worker_backend.hpp): at the
   /// forks after request_offer() its `offer` may take continuations from the deque, and its
-  /// `take_back` gives them back when the deque runs dry; arrivals at the joins of frames whose
-  /// continuations were taken are counted by it; the worker's stacklets come from its source
-  /// (the worker's idle stacks are made anew from it if they came from elsewhere) and exceptions
-  /// stored in its frames are encoded by its codec. The backend's thieves run the continuations
-  /// they take with resume_stolen(). Owner, bound, between two pieces of work, with the deque
-  /// empty (else a documented abort); `unbind()` uninstalls it. `backend` must outlive its
-  /// installation (and its stacklet source, the context). Throws std::bad_alloc, installing
-  /// nothing, when the new stacks cannot be made.
+  /// `take_back` gives them back when the deque runs dry. When it has a process boundary
+  /// (`boundary()`, process_boundary.hpp), the worker's frames may leave the process: arrivals
+  /// at the joins of frames whose continuations were taken are counted by the boundary, the
+  /// worker's stacklets come from its source (the worker's idle stacks are made anew from it if
+  /// they came from elsewhere) and exceptions stored in its frames are encoded by its codec;
+  /// without one, the stacklets come from the heap and frames keep the `std::exception_ptr`. The
+  /// backend's thieves run the continuations they take with resume_stolen(). Owner, bound,
+  /// between two pieces of work, with the deque empty (else a documented abort); `unbind()`
+  /// uninstalls it. `backend` and its boundary must outlive the installation (and the
+  /// boundary's stacklet source, the context). Throws std::bad_alloc, installing nothing, when
+  /// the new stacks cannot be made.
   void set_backend(worker_backend* backend) {
     if (detail::tls_runtime != &m_runtime) {
       detail::fatal("worker_context::set_backend: called on a thread this context is not bound to");
@@ -144,22 +148,18 @@ class worker_context {
     m_saved_source = detail::read_tls_stacklet_source();
     m_saved_codec = detail::read_tls_exception_codec();
     m_saved_leave = detail::frames_may_leave_process();
-    if (backend->frames_leave_process() && backend->exceptions() == nullptr) {
-      detail::fatal(
-          "worker_context::set_backend: the backend's frames may leave the process "
-          "(frames_leave_process()) but it gives no exception codec (exceptions() is null): an "
-          "exception stored in a frame would not mean the same in the other process");
-    }
-    detail::set_stacklet_source(backend->stacklets());
+    // Read once: the worker keeps what the boundary says in its own fields and the thread's.
+    process_boundary* boundary = backend->boundary();
+    detail::set_stacklet_source(boundary != nullptr ? boundary->stacklets() : nullptr);
     try {
       m_runtime.stacks().renew_from_current_source();
     } catch (...) {
       detail::set_stacklet_source(m_saved_source);
       throw;
     }
-    detail::set_exception_codec(backend->exceptions());
-    detail::set_frames_leave_process(backend->frames_leave_process());
-    m_runtime.set_backend(backend);
+    detail::set_exception_codec(boundary != nullptr ? &boundary->exceptions() : nullptr);
+    detail::set_frames_leave_process(boundary != nullptr);
+    m_runtime.set_backend(backend, boundary);
   }
 
   /// The installed worker backend, or null.
@@ -186,18 +186,18 @@ class worker_context {
   /// another worker's) as a thief, and returns when the work it led to is done. Counts the
   /// steal in the frame, as steal_from() does, for the join; the queue's steal must order the
   /// pusher's writes to the frame before this call (a release push and an acquire steal).
-  /// Continuations resumed this way are reached by stop requests only if the installed backend
-  /// says so (`worker_backend::checks_forks`, or `stops_reach` for the continuation): its thieves
-  /// may be other processes, where the root's context is not. Throws std::bad_alloc, without
-  /// running it, when memory is too short: keep it and retry.
+  /// Continuations resumed this way are reached by stop requests unless the installed backend
+  /// has a process boundary that says they are not (`process_boundary::stops_reach`): its
+  /// thieves may be other processes, where the root's context is not. Throws std::bad_alloc,
+  /// without running it, when memory is too short: keep it and retry.
   void resume_stolen(detail::frame* continuation) {
     check_idle();
     if (!reserve()) {
       throw std::bad_alloc();
     }
     ++continuation->steals;
-    const worker_backend* backend = m_runtime.backend();
-    if (backend == nullptr || backend->checks_forks() || backend->stops_reach(continuation)) {
+    const process_boundary* boundary = m_runtime.boundary();
+    if (boundary == nullptr || boundary->stops_reach(continuation)) {
       m_runtime.take_over(continuation);
     } else {
       m_runtime.enter(nullptr);
@@ -206,8 +206,8 @@ class worker_context {
     m_runtime.resume(detail::handle_of(continuation));
   }
 
-  /// Owner: continues `f` after the last strand arrived at its join elsewhere: a worker
-  /// backend whose `arrive` returned false everywhere (the arrivals counted in another process)
+  /// Owner: continues `f` after the last strand arrived at its join elsewhere: a process
+  /// boundary whose `arrive` returned false everywhere (the arrivals counted in another process)
   /// calls this on the worker that owns `f`'s stack, between two pieces of work, once `f` may
   /// run. The worker adopts `f`'s stack and resumes `f` (or, when `f` had reached its end, ends
   /// it), and returns when the work that leads to is done.
@@ -344,7 +344,7 @@ class worker_context {
   /// as they were before set_backend, restored when the backend goes (its stacklets go back to
   /// its source when they are freed).
   void uninstall_backend() noexcept {
-    m_runtime.set_backend(nullptr);
+    m_runtime.set_backend(nullptr, nullptr);
     detail::set_exception_codec(m_saved_codec);
     detail::set_frames_leave_process(m_saved_leave);
     m_saved_leave = false;

@@ -18,6 +18,7 @@
 #include <tine/core/frame.hpp>
 #include <tine/core/join_counter.hpp>
 #include <tine/core/owner_fence.hpp>
+#include <tine/core/process_boundary.hpp>
 #include <tine/core/push_checks.hpp>
 #include <tine/core/worker_backend.hpp>
 #include <tine/core/worker_hooks.hpp>
@@ -200,11 +201,12 @@ class worker_runtime {
     }
   }
 
-  /// A strand arrives at the join of `f`, which a thief took: the installed backend counts it,
-  /// or the core's counter in the frame (join_counter.hpp). True if it arrived last.
+  /// A strand arrives at the join of `f`, which a thief took: the installed backend's process
+  /// boundary counts it, or the core's counter in the frame (join_counter.hpp). True if it
+  /// arrived last.
   bool count_arrival(frame* f, join_arrival& a) noexcept {
-    if (TINE_UNLIKELY(m_backend != nullptr)) {
-      return m_backend->arrive(f, a);
+    if (TINE_UNLIKELY(m_boundary != nullptr)) {
+      return m_boundary->arrive(f, a);
     }
     return detail::count_arrival(f, a);
   }
@@ -232,19 +234,21 @@ class worker_runtime {
     return f ? *f : nullptr;
   }
 
-  /// What continuations are offered to when asked, and arrivals are counted by (null: the core's
-  /// own). Owner, between two pieces of work, with the deque empty (worker_context::set_backend
-  /// checks).
-  void set_backend(worker_backend* b) noexcept {
+  /// What continuations are offered to when asked (null: none), and `boundary`, `b`'s process
+  /// boundary, which counts arrivals and says which frames stops reach (null: the frames stay in
+  /// this process). Owner, between two pieces of work, with the deque empty
+  /// (worker_context::set_backend checks).
+  void set_backend(worker_backend* b, process_boundary* boundary) noexcept {
     m_backend = b;
+    m_boundary = boundary;
     m_offer_every_fork = b != nullptr && b->offers_at_every_fork();
-    m_checks_forks = b == nullptr || b->checks_forks();
-    m_relays = m_checks_forks && !m_offer_every_fork;
+    m_relays = m_boundary == nullptr && !m_offer_every_fork;
     if (m_offer_every_fork) {
       request_check();  // and it stays: push_cold leaves it set for this backend
     }
   }
   worker_backend* backend() const noexcept { return m_backend; }
+  process_boundary* boundary() const noexcept { return m_boundary; }
 
   deque<frame*>& continuations() noexcept { return m_deque; }
   const deque<frame*>& continuations() const noexcept { return m_deque; }
@@ -277,16 +281,20 @@ class worker_runtime {
   /// A fork of a worker that was asked to look first (push_checks.hpp), or whose backend asked
   /// for an offer; or a continuation given back to the deque (`child` null: no fork).
   TINE_NOINLINE [[gnu::cold]] bool push_cold(frame* parent, void* child) {
-    // Whether this fork looks: every fork without a backend or with one that checks forks; with
-    // another backend, the forks of frames whose root's context is this process's, as it says
-    // (one from another process must start its child: its context is there). Before the offer,
-    // which may take the parent's continuation and start the child.
-    const bool checks = child != nullptr && (m_checks_forks || m_backend->stops_reach(parent));
+    // Whether this fork looks: every fork of a worker whose frames stay in this process; where
+    // they may cross the process boundary, the forks of frames whose root's context is this
+    // process's, as the boundary says (one from another process must start its child: its
+    // context is there). Before the offer, which may take the parent's continuation and start the
+    // child.
+    const bool checks =
+        child != nullptr && (m_boundary == nullptr || m_boundary->stops_reach(parent));
     // The check marker. Cleared before looking (acq_rel): a request made after this sets it
     // again, and one made before is seen below with what it was for. Kept for a backend that is
     // offered every fork (two atomic operations less per fork, which it would only set again),
-    // and, on a worker that checks its forks, when nothing forks: the check is for a fork.
-    if (!m_offer_every_fork && (checks || m_backend != nullptr)) {
+    // and, on a worker whose frames stay here, when nothing forks: the check is for a fork (an
+    // offer made then leaves it for the next fork, which looks). Where frames cross the boundary
+    // nothing relays the marker, and an offer uses it up.
+    if (!m_offer_every_fork && (checks || m_boundary != nullptr)) {
       m_push_hook.exchange(nullptr, std::memory_order_acq_rel);
     }
     if (checks) {
@@ -322,9 +330,10 @@ class worker_runtime {
   std::coroutine_handle<> m_next;
   const hook_binding* m_hooks = nullptr;
   worker_backend* m_backend = nullptr;
+  /// The backend's boundary(), read at installation: null while frames stay in this process,
+  /// whose forks then look for stops and exceptions at the marker.
+  process_boundary* m_boundary = nullptr;
   bool m_offer_every_fork = false;  ///< the backend's offers_at_every_fork()
-  /// No backend, or one whose checks_forks(): forks look for stops and exceptions at the marker.
-  bool m_checks_forks = true;
   /// Forks check, at the marker only: a marker used up on a task that needed nothing is relayed.
   bool m_relays = true;
   /// What every fork tests: null, or the check marker (push_checks.hpp).

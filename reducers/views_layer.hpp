@@ -33,8 +33,8 @@
 /// between workers (strand_records.hpp). A record is one block of about 64 bytes, kept for
 /// reuse; its table grows on the strand's first views.
 ///
-/// A worker whose frames may move to another process (its worker backend says so: the
-/// distributed pool on more than one rank) keeps no records: its strands have none, and
+/// A worker whose frames may move to another process (its worker backend has a process boundary:
+/// the distributed pool on more than one rank) keeps no records: its strands have none, and
 /// `reducer::view()` refuses to make a view there. So does every worker of a process whose
 /// first computation began before this layer was installed (during static initialisation).
 

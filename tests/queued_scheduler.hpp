@@ -5,13 +5,16 @@
 // tine::worker_backend installed (asked for an offer at once), and optionally a thief thread
 // that asks the worker for an offer, then takes continuations by the queue's own means (`steal`:
 // a callable returning a frame, or null when it found none) and runs them with resume_stolen. It
-// also records the largest size its worker's own deque showed between two pieces of work.
+// also records the largest size its worker's own deque showed between two pieces of work. And an
+// exception codec for the test backends that have a process boundary, which needs one.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <thread>
+#include <utility>
 
 #include <tine/core/concepts.hpp>
 #include <tine/core/submit_node.hpp>
@@ -19,6 +22,20 @@
 #include <tine/core/worker_context.hpp>
 
 namespace tine_test {
+
+// An exception codec as simple as can be: the token is a heap copy of the exception_ptr, taken
+// back (once) by decode. Good for frames that stay in the process, as every test's do.
+inline std::uintptr_t box_exception(void* /*self*/, std::exception_ptr e) noexcept {
+  return reinterpret_cast<std::uintptr_t>(new std::exception_ptr(std::move(e)));
+}
+inline std::exception_ptr unbox_exception(void* /*self*/, std::uintptr_t token) noexcept {
+  auto* boxed = reinterpret_cast<std::exception_ptr*>(token);
+  std::exception_ptr e = std::move(*boxed);
+  delete boxed;
+  return e;
+}
+inline constexpr tine::detail::exception_codec boxing_codec{&box_exception, &unbox_exception,
+                                                            nullptr};
 
 class queued_scheduler {
  public:
@@ -82,11 +99,13 @@ class queued_scheduler {
     tine::worker_context context(1024, /*unshared=*/true);
     context.bind();
     // The thief keeps exceptions as the queue's worker does (a distributed pool's workers all
-    // have its codec): a frame it resumes may store one that the worker takes, and the reverse.
+    // have its boundary's codec): a frame it resumes may store one that the worker takes, and the
+    // reverse.
     const tine::detail::exception_codec* saved = tine::detail::read_tls_exception_codec();
     const bool saved_leave = tine::detail::frames_may_leave_process();
-    tine::detail::set_exception_codec(m_queue.exceptions());
-    tine::detail::set_frames_leave_process(m_queue.frames_leave_process());
+    const tine::process_boundary* boundary = m_queue.boundary();
+    tine::detail::set_exception_codec(boundary != nullptr ? &boundary->exceptions() : nullptr);
+    tine::detail::set_frames_leave_process(boundary != nullptr);
     tine::worker_context* worker = nullptr;
     while ((worker = m_context.load(std::memory_order_acquire)) == nullptr) {
       std::this_thread::yield();

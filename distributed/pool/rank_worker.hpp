@@ -36,6 +36,10 @@
 ///   workers, through its own window): a rank of many workers that runs dry refills at the rate
 ///   of all of them (one thief per rank made ranks of 64 threads less efficient than as many
 ///   ranks of one in tools/steal_sim.py's model).
+///
+/// It is the rank's `tine::process_boundary`: every worker_lane of the rank returns it from
+/// `boundary()`, so the core asks it, on any of the rank's workers, how arrivals are counted,
+/// which frames stops reach, where stacklets come from and how exceptions are kept.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -56,6 +60,7 @@
 
 #include <tine/core/frame.hpp>
 #include <tine/core/join_counter.hpp>
+#include <tine/core/process_boundary.hpp>
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/foundation/progress_thread.hpp>
 #include <tine/distributed/foundation/uni_address_region.hpp>
@@ -66,7 +71,7 @@
 
 namespace tine::mpi::detail {
 
-class rank_worker {
+class rank_worker final : public tine::process_boundary {
  public:
   /// Collective over `comm` (it duplicates it). `region` is this rank's and outlives the
   /// rank_worker.
@@ -83,23 +88,23 @@ class rank_worker {
   /// found no message (the workers' requests for offers). Once, before any worker runs.
   void start(progress_thread::poll_handler on_poll);
 
-  // What every worker_lane of the rank forwards (tine::worker_backend), on any of its workers.
-  bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept;
+  // tine::process_boundary, for every worker_lane of the rank, on any of its workers.
+  bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override;
   /// The rank's slice of the region: frames and stack allocations at the same address on every
   /// rank.
-  const tine::detail::stacklet_source* stacklets() const noexcept {
+  const tine::detail::stacklet_source* stacklets() const noexcept override {
     return m_region.stacklet_source();
   }
   /// Exceptions kept as tokens any rank can read (exception_store.hpp).
-  const tine::detail::exception_codec* exceptions() const noexcept { return &m_codec; }
+  const tine::detail::exception_codec& exceptions() const noexcept override { return m_codec; }
 
   /// Whether the stacklet `f`'s scope opened on (`f->stack`) is in this rank's slice: then it is
   /// one of this rank's live stacklets, the root or stop scope its header names is in this
-  /// process, and stops reach `f` (worker_backend::stops_reach). A frame's scope opens where the
+  /// process, and stops reach `f` (process_boundary::stops_reach). A frame's scope opens where the
   /// frame runs after its last join, which is its home, so this holds for the frames whose home is
   /// this rank, wherever in the rank they run; a copy of another rank's frame names that rank's
   /// stacklet, whose header here is not one. Any worker of the rank.
-  bool stops_reach(const tine::detail::frame* f) const noexcept {
+  bool stops_reach(const tine::detail::frame* f) const noexcept override {
     return f->stack != nullptr && m_region.home_rank(f->stack) == m_rank;
   }
 

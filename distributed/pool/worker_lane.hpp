@@ -11,8 +11,8 @@
 /// continuation there (`offer`), where other ranks can steal it; one at a time, so what they find
 /// is always the continuation with the most work behind it. A continuation that cannot move (its
 /// range is too large or unknown, or its child could not be found on the worker's chain) is kept
-/// back and taken back in its turn. Arrivals, stacklets and exceptions are the rank's
-/// (rank_worker.hpp).
+/// back and taken back in its turn. Its process boundary is the rank's (rank_worker.hpp):
+/// arrivals, stops, stacklets and exceptions.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -40,19 +40,8 @@ class worker_lane final : public tine::worker_backend {
   bool offer(tine::detail::frame* parent, void* child,
              tine::deque<tine::detail::frame*>& continuations) override;
   tine::detail::frame* take_back() noexcept override;
-  bool arrive(tine::detail::frame* f, join_arrival& arrival) noexcept override {
-    return m_rank.arrive(f, arrival);
-  }
-  bool stops_reach(const tine::detail::frame* f) const noexcept override {
-    return m_rank.stops_reach(f);
-  }
-  const tine::detail::stacklet_source* stacklets() const noexcept override {
-    return m_rank.stacklets();
-  }
-  bool frames_leave_process() const noexcept override { return true; }
-  const tine::detail::exception_codec* exceptions() const noexcept override {
-    return m_rank.exceptions();
-  }
+  /// Frames leave the process: the rank's boundary, shared by its workers.
+  tine::process_boundary* boundary() noexcept override { return &m_rank; }
 
   /// Worker, idle: runs a continuation left with it (one given back to its own deque by a pop
   /// that found another's, then one it kept or offered and nobody took), newest first, as

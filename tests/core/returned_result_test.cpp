@@ -4,8 +4,9 @@
 // that process may overwrite that copy (stealing the parent back from another process) between
 // the child's co_return and its arrival. Here a local's destructor, which runs after co_return,
 // overwrites the parent's variable the same way, and a backend that (like the distributed pool)
-// installs an exception codec and writes the arrival's bytes into the parent, sees each result
-// intact: small results (kept in the child's frame) and large ones (kept by the worker thread).
+// has a process boundary, with an exception codec, and writes the arrival's bytes into the parent,
+// sees each result intact: small results (kept in the child's frame) and large ones (kept by the
+// worker thread).
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
@@ -24,23 +25,10 @@ namespace {
 
 namespace d = tine::detail;
 
-// An exception codec as simple as can be: the token is a heap copy of the exception_ptr.
-const d::exception_codec boxing_codec{
-    [](void*, std::exception_ptr e) noexcept {
-      return reinterpret_cast<std::uintptr_t>(new std::exception_ptr(std::move(e)));
-    },
-    [](void*, std::uintptr_t token) noexcept {
-      auto* boxed = reinterpret_cast<std::exception_ptr*>(token);
-      std::exception_ptr e = std::move(*boxed);
-      delete boxed;
-      return e;
-    },
-    nullptr};
-
-// Takes every continuation into a queue that a thief empties. Each arrival of a child at a
-// stolen parent writes the bytes the arrival carries into the parent, as the distributed pool's
-// home does with a result patch, then counts on the frame's own counter.
-class patching_queue final : public tine::worker_backend {
+// Takes every continuation into a queue that a thief empties; its own process boundary. Each
+// arrival of a child at a stolen parent writes the bytes the arrival carries into the parent, as
+// the distributed pool's home does with a result patch, then counts on the frame's own counter.
+class patching_queue final : public tine::worker_backend, public tine::process_boundary {
  public:
   bool offer(d::frame* parent, void* /*child*/,
              tine::deque<d::frame*>& /*continuations*/) override {
@@ -80,10 +68,10 @@ class patching_queue final : public tine::worker_backend {
         m_not_kept.fetch_add(1, std::memory_order_relaxed);
       }
     }
-    return tine::worker_backend::arrive(f, a);
+    return tine::process_boundary::arrive(f, a);
   }
-  const d::exception_codec* exceptions() const noexcept override { return &boxing_codec; }
-  bool frames_leave_process() const noexcept override { return true; }
+  tine::process_boundary* boundary() noexcept override { return this; }
+  const d::exception_codec& exceptions() const noexcept override { return tine_test::boxing_codec; }
 
   std::uint64_t kept() const { return m_kept.load(); }
   std::uint64_t not_kept() const { return m_not_kept.load(); }

@@ -1,14 +1,14 @@
 // Stacklet sources: a thread that installs one gets every stacklet from it (the worker's first
 // stacks and spares, and the stacklets a deep recursion grows), each goes back to it when freed,
 // a source may hand out more than asked and the stacklet then uses it all, and a thread without
-// one still uses the heap. A worker backend that names a source gives the worker its stacks from
-// there (made anew at installation) and unbind() gives the thread its own source and codec back.
+// one still uses the heap. A worker backend whose process boundary names a source gives the
+// worker its stacks from there (made anew at installation) and unbind() gives the thread its own
+// source and codec back.
 #include <boost/test/unit_test.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <exception>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -101,13 +101,11 @@ tine::task<long> fib(int n) {
   co_return a + b;
 }
 
-// A backend with no thieves, whose stacklets come from a source (and, optionally, whose frames
-// keep exceptions through a codec).
-class sourcing_backend final : public tine::worker_backend {
+// A backend with no thieves, its own process boundary, whose stacklets come from a source and
+// whose frames keep exceptions through the test codec.
+class sourcing_backend final : public tine::worker_backend, public tine::process_boundary {
  public:
-  explicit sourcing_backend(const d::stacklet_source* source,
-                            const d::exception_codec* codec = nullptr)
-      : m_source(source), m_codec(codec) {}
+  explicit sourcing_backend(const d::stacklet_source* source) : m_source(source) {}
   // Takes every fork's continuation: asks for the next offer each time.
   bool offer(d::frame* parent, void* /*child*/,
              tine::deque<d::frame*>& /*continuations*/) override {
@@ -128,8 +126,9 @@ class sourcing_backend final : public tine::worker_backend {
     m_items.pop_back();
     return f;
   }
+  tine::process_boundary* boundary() noexcept override { return this; }
   const d::stacklet_source* stacklets() const noexcept override { return m_source; }
-  const d::exception_codec* exceptions() const noexcept override { return m_codec; }
+  const d::exception_codec& exceptions() const noexcept override { return tine_test::boxing_codec; }
   std::size_t pushes() const {
     std::lock_guard<std::mutex> hold(m_mutex);
     return m_pushes;
@@ -137,22 +136,16 @@ class sourcing_backend final : public tine::worker_backend {
 
  private:
   const d::stacklet_source* m_source;
-  const d::exception_codec* m_codec;
   mutable std::mutex m_mutex;
   std::deque<d::frame*> m_items;
   std::size_t m_pushes = 0;
 };
 
-// Never called: the test only checks that the codec is installed and uninstalled.
-const d::exception_codec unused_codec{
-    [](void*, std::exception_ptr) noexcept -> std::uintptr_t { return 0; },
-    [](void*, std::uintptr_t) noexcept -> std::exception_ptr { return nullptr; }, nullptr};
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(stacklet_source)
 
-BOOST_AUTO_TEST_CASE(a_worker_backend_names_where_the_stacklets_come_from) {
+BOOST_AUTO_TEST_CASE(a_process_boundary_names_where_the_stacklets_come_from) {
   counting_source src;
   watched = &src;
   all_frames_inside = true;
@@ -173,14 +166,14 @@ BOOST_AUTO_TEST_CASE(a_worker_backend_names_where_the_stacklets_come_from) {
 
 BOOST_AUTO_TEST_CASE(unbind_gives_the_thread_its_source_and_codec_back) {
   counting_source src;
-  sourcing_backend backend(&src.source, &unused_codec);
+  sourcing_backend backend(&src.source);
   {
     tine::worker_context context;
     context.bind();
     context.set_backend(&backend);
     BOOST_TEST(context.backend() == &backend);
     BOOST_TEST(d::read_tls_stacklet_source() == &src.source);
-    BOOST_TEST(d::read_tls_exception_codec() == &unused_codec);
+    BOOST_TEST(d::read_tls_exception_codec() == &tine_test::boxing_codec);
     BOOST_TEST(src.allocations == 2u);  // the idle stack and its spare, made anew from it
     context.set_backend(&backend);      // again: the stacks came from it already
     BOOST_TEST(src.allocations == 2u);

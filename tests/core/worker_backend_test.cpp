@@ -4,13 +4,14 @@
 // continuation from its deque, as a distributed pool's rank does, sees the others stay there; a
 // thief that takes continuations from the backend and runs them with resume_stolen() completes
 // the joins, results and exceptions intact; a backend can be removed again; installing one over
-// a non-empty deque, or from inside a task, is refused with a message.
+// a non-empty deque, or from inside a task, is refused with a message; a backend's frames leave
+// the process exactly while it is installed with a process boundary.
 //
 // And joins counted by the backends and finished by the frame's home worker, as the distributed
 // pool does, here with two workers of one process (so ThreadSanitizer sees every access): each
-// worker has its own backend (a queue) and steals from the other's. Every arrival at the join of
-// a stolen frame goes to `worker_backend::arrive`, which counts it in a table shared by both
-// queues.
+// worker has its own backend (a queue), which is its own process boundary, and steals from the
+// other's. Every arrival at the join of a stolen frame goes to `process_boundary::arrive`, which
+// counts it in a table shared by both queues.
 // The arrival that completes a join continues the frame at once when it happens on the frame's
 // home; otherwise the frame is handed to its home, which continues it with
 // `worker_context::resume_joined` when idle. A frame's home here is the worker whose queue first
@@ -151,9 +152,14 @@ struct join_table {
       homes;  // where a frame was first pushed in its scope
 };
 
-class home_queue final : public tine::worker_backend {
+class home_queue final : public tine::worker_backend, public tine::process_boundary {
  public:
   explicit home_queue(join_table& table) : m_table(table) {}
+
+  tine::process_boundary* boundary() noexcept override { return this; }
+  const tine::detail::exception_codec& exceptions() const noexcept override {
+    return tine_test::boxing_codec;
+  }
 
   // Takes every fork's continuation: asks for the next offer each time.
   bool offer(tine::detail::frame* parent, void* /*child*/,
@@ -446,60 +452,42 @@ BOOST_AUTO_TEST_CASE(installing_on_an_unbound_context_is_refused_with_a_message)
       r.stderr_text);
 }
 
-// A backend that says its frames may leave the process must say how their exceptions travel.
-class leaving_without_codec final : public tine::worker_backend {
- public:
-  bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
-    return false;
-  }
-  tine::detail::frame* take_back() noexcept override { return nullptr; }
-  bool frames_leave_process() const noexcept override { return true; }
-};
-
-BOOST_AUTO_TEST_CASE(frames_that_leave_without_a_codec_are_refused_with_a_message) {
-  const auto r = tine_tests::run_in_child([] {
-    leaving_without_codec backend;
-    tine::worker_context context;
-    context.bind();
-    context.set_backend(&backend);
-  });
-  BOOST_TEST(r.aborted);
-  BOOST_TEST(r.stderr_text.find("frames may leave the process (frames_leave_process()) but it "
-                                "gives no exception codec") != std::string::npos,
-             r.stderr_text);
-}
-
-BOOST_AUTO_TEST_CASE(frames_leave_the_process_only_while_the_backend_says_so) {
-  // The explicit capability, installed and uninstalled with the backend; an exception codec
-  // alone no longer implies it.
-  struct codec_only final : tine::worker_backend {
+BOOST_AUTO_TEST_CASE(frames_leave_the_process_only_while_a_process_boundary_is_installed) {
+  // The one explicit capability (a boundary, which cannot be made without an exception codec:
+  // compile_fail/process_boundary_without_codec.cpp), installed and uninstalled with the backend.
+  struct staying final : tine::worker_backend {
     bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
       return false;
     }
     tine::detail::frame* take_back() noexcept override { return nullptr; }
-    const tine::detail::exception_codec* exceptions() const noexcept override { return &codec; }
-    tine::detail::exception_codec codec{nullptr, nullptr, nullptr};
+  };
+  struct across final : tine::process_boundary {
+    const tine::detail::exception_codec& exceptions() const noexcept override {
+      return tine_test::boxing_codec;
+    }
   };
   struct leaving final : tine::worker_backend {
     bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
       return false;
     }
     tine::detail::frame* take_back() noexcept override { return nullptr; }
-    const tine::detail::exception_codec* exceptions() const noexcept override { return &codec; }
-    bool frames_leave_process() const noexcept override { return true; }
-    tine::detail::exception_codec codec{nullptr, nullptr, nullptr};
+    tine::process_boundary* boundary() noexcept override { return &edge; }
+    across edge;
   };
-  codec_only plain;
+  staying plain;
   leaving away;
   tine::worker_context context;
   context.bind();
   BOOST_TEST(!tine::detail::frames_may_leave_process());
   context.set_backend(&plain);
   BOOST_TEST(!tine::detail::frames_may_leave_process());
+  BOOST_TEST(tine::detail::read_tls_exception_codec() == nullptr);
   context.set_backend(&away);
   BOOST_TEST(tine::detail::frames_may_leave_process());
+  BOOST_TEST(tine::detail::read_tls_exception_codec() == &tine_test::boxing_codec);
   context.set_backend(nullptr);
   BOOST_TEST(!tine::detail::frames_may_leave_process());
+  BOOST_TEST(tine::detail::read_tls_exception_codec() == nullptr);
   context.set_backend(&away);
   context.unbind();
   BOOST_TEST(!tine::detail::frames_may_leave_process());

@@ -121,3 +121,20 @@ int run(any_scheduler& sched) {
   (void)tine::sync_wait(sched, tine::dprng::seeded(7, reducers_and_streams));
   return tine::sync_wait(sched, parent);
 }
+
+// A worker backend whose frames may leave the process: its boundary gives the exception codec.
+struct with_codec final : tine::process_boundary {
+  const tine::detail::exception_codec& exceptions() const noexcept override { return codec; }
+  tine::detail::exception_codec codec{nullptr, nullptr, nullptr};
+};
+
+struct leaving final : tine::worker_backend {
+  bool offer(tine::detail::frame*, void*, tine::deque<tine::detail::frame*>&) override {
+    return false;
+  }
+  tine::detail::frame* take_back() noexcept override { return nullptr; }
+  tine::process_boundary* boundary() noexcept override { return &edge; }
+  with_codec edge;
+};
+
+leaving backend_with_a_boundary;
