@@ -40,14 +40,14 @@ global_traffic traffic() noexcept;
 
 namespace tine::mpi::detail {
 
-class rank_pool;
+class resource_host;
 
 class global_store {
  public:
   /// Collective over the pool's ranks, outside tasks: every rank makes the same store (checked
-  /// like the pool's other collective calls). Throws std::logic_error inside a task;
-  /// std::bad_alloc.
-  global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes);
+  /// like the pool's other collective calls). `pool` is the pool as its resources see it
+  /// (pool_hooks.hpp). Throws std::logic_error inside a task; std::bad_alloc.
+  global_store(resource_host& pool, std::uint64_t elements, std::size_t element_bytes);
 
   /// Collective. Ends the program with a message if a checkout of it is live.
   ~global_store();
@@ -99,7 +99,7 @@ class global_store {
   template <typename Piece>
   void for_each_piece(std::uint64_t first, std::uint64_t count, Piece&& piece) const;
 
-  rank_pool& m_pool;
+  resource_host& m_pool;
   MPI_Comm m_comm = MPI_COMM_NULL;
   MPI_Comm m_machine = MPI_COMM_NULL;  ///< the ranks whose blocks are mapped here
   MPI_Win m_shared = MPI_WIN_NULL;     ///< the blocks, in shared memory over m_machine

@@ -26,6 +26,7 @@
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/foundation/uni_address_region.hpp>
+#include <tine/distributed/pool/pool_hooks.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 
@@ -86,7 +87,9 @@ struct victim_choosers {
   victim_chooser workers;
 };
 
-class rank_pool {
+/// Also the pool as the layer above it sees it (a `resource_host`, pool_hooks.hpp): global
+/// vectors are made on it through that interface alone.
+class rank_pool final : public resource_host {
  public:
   /// The least address space each stacklet of a worker takes in its slice (committed only as
   /// touched). A stolen continuation moves with its frame and its stack allocations: in one
@@ -103,8 +106,8 @@ class rank_pool {
   rank_pool(const rank_pool&) = delete;
   rank_pool& operator=(const rank_pool&) = delete;
 
-  int rank() const noexcept { return m_rank; }
-  int size() const noexcept { return m_size; }
+  int rank() const noexcept override { return m_rank; }
+  int size() const noexcept override { return m_size; }
   std::size_t workers_per_rank() const noexcept { return m_workers; }
 
   /// The ranks as a topology, what the victim policy is built over (rank_topology.hpp).
@@ -115,13 +118,15 @@ class rank_pool {
   const uni_address_region& region() const noexcept { return *m_region; }
 
   /// The pool's communicator (a duplicate of the one it was made with).
-  MPI_Comm comm() const noexcept { return m_comm; }
+  MPI_Comm comm() const noexcept override { return m_comm; }
 
-  /// Collective, outside tasks: the ranks agree that they all make (`made`) or destroy a
-  /// resource of `elements` elements of `element_bytes` bytes on the pool (a global vector), in
-  /// the same place among the pool's collective calls (collective_call.hpp: a rank that disagrees
-  /// ends the job with a message, which names the call's kind, allocate or deallocate).
-  void agree_on_resource_call(bool made, std::uint64_t elements, std::uint64_t element_bytes);
+  /// Its node in ranks().
+  std::size_t machine_of(int rank) const override;
+
+  /// Collective, outside tasks (resource_host::agree_on_resource_call): a global vector's
+  /// construction or destruction, counted among the pool's collective calls.
+  void agree_on_resource_call(bool made, std::uint64_t elements,
+                              std::uint64_t element_bytes) override;
 
   /// Runs `root` on rank 0's first worker (its sink `sink`, its result's `value_bytes` bytes at
   /// `value`; the root ends on rank 0, where it was made), idle workers stealing with victims
