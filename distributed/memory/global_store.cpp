@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <tine/core/worker_context.hpp>
+#include <tine/distributed/global_traffic.hpp>
 #include <tine/distributed/memory/block_cache.hpp>
 #include <tine/distributed/pool/pool_hooks.hpp>
 

@@ -20,23 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tine::mpi {
-
-/// What this process's checkouts of global vectors have cost so far (all vectors, all pools):
-/// read by benchmarks and tests between collective calls.
-struct global_traffic {
-  std::uint64_t checkouts = 0;         ///< views made
-  std::uint64_t copied_checkouts = 0;  ///< of those, views that copied (not all in place)
-  std::uint64_t bytes_fetched = 0;     ///< bytes read from other ranks
-  std::uint64_t bytes_stored = 0;      ///< bytes written to other ranks
-  std::uint64_t cache_hits = 0;        ///< lines of other ranks' memory read from this rank's cache
-  std::uint64_t cache_misses = 0;      ///< lines fetched into it (block_cache.hpp)
-};
-
-/// This process's totals since it started.
-global_traffic traffic() noexcept;
-
-}  // namespace tine::mpi
+#include <tine/distributed/global_traffic.hpp>  // traffic(), whose counts stores keep
 
 namespace tine::mpi::detail {
 

@@ -27,49 +27,12 @@
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/foundation/uni_address_region.hpp>
 #include <tine/distributed/pool/pool_hooks.hpp>
+#include <tine/distributed/pool_counters.hpp>
+#include <tine/distributed/pool_options.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 
-namespace tine::mpi {
-
-/// How an `mpi_pool` is made (every rank passes the same values; 0 means the default).
-///
-/// ```
-/// tine::mpi_pool pool({.workers_per_rank = 4});
-/// ```
-struct pool_options {
-  /// The ranks of the pool (duplicated: the pool's messages never meet the program's).
-  MPI_Comm comm = MPI_COMM_WORLD;
-  /// Workers on each rank, the constructing thread first. 0: the cores this rank may run on
-  /// (its affinity mask), shared with the other ranks on its machine when their masks are the
-  /// same (an `mpiexec` that does not bind), at least 1.
-  std::size_t workers_per_rank = 0;
-  /// Task-stack address space per rank (committed only as touched). 0: 1 GiB per worker.
-  std::size_t slice_bytes = 0;
-};
-
-/// What one rank's pool has done so far (`mpi_pool::counters()`).
-struct pool_counters {
-  std::uint64_t steals = 0;  ///< continuations this rank took from other ranks
-  /// of those, continuations whose stack allocations had begun new stacklets, so that they moved
-  /// in several pieces
-  std::uint64_t pieced_steals = 0;
-  std::uint64_t steal_attempts = 0;  ///< tries to take one, successful or not
-  std::uint64_t bytes_migrated = 0;  ///< frame bytes fetched for the continuations it took
-  std::uint64_t remote_joins = 0;    ///< arrivals at the join of a frame held by another rank
-  std::uint64_t rma_operations = 0;  ///< one-sided MPI operations this rank issued
-  std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
-  /// continuations the rank's workers took from each other's deques (and lanes)
-  std::uint64_t local_steals = 0;
-  /// of those, continuations a worker had offered to other ranks (taken from its lane through
-  /// this rank's own window)
-  std::uint64_t lane_steals = 0;
-  /// messages (arrivals at joins, releases of exceptions) received by idle workers of the rank,
-  /// which poll MPI themselves, rather than by its progress thread
-  std::uint64_t messages_by_workers = 0;
-};
-
-namespace detail {
+namespace tine::mpi::detail {
 
 class offer_slot;
 class rank_worker;
@@ -183,7 +146,6 @@ class rank_pool final : public resource_host {
   victim_choosers m_victims{};  // the current root's, written under m_park before it starts
 };
 
-}  // namespace detail
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail
 
 #endif  // TINE_DISTRIBUTED_POOL_RANK_POOL_HPP
