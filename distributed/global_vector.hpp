@@ -57,6 +57,7 @@
 #include <utility>
 
 #include <tine/core/held_views.hpp>
+#include <tine/distributed/global_traffic.hpp>
 #include <tine/distributed/memory/global_store.hpp>
 #include <tine/distributed/mpi_pool.hpp>
 

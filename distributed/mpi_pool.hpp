@@ -32,7 +32,7 @@
 /// calls differ end the job with a message). The root task's result type must be trivially
 /// copyable (its bytes are broadcast; a compile-time error says so otherwise). An exception that
 /// escapes the root task reaches every rank's `sync_wait` as an exception of the same type where
-/// the type can travel (exception_transport.hpp), and as a `tine::mpi::remote_error` carrying the
+/// the type can travel (register_exception.hpp), and as a `tine::mpi::remote_error` carrying the
 /// original `what()` otherwise.
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
@@ -50,9 +50,11 @@
 #include <tine/core/callable_check.hpp>
 #include <tine/core/root_sink.hpp>
 #include <tine/core/sync_wait.hpp>
-#include <tine/distributed/foundation/exception_transport.hpp>
 #include <tine/distributed/foundation/uni_address_region.hpp>
 #include <tine/distributed/pool/rank_pool.hpp>
+#include <tine/distributed/pool_counters.hpp>
+#include <tine/distributed/pool_options.hpp>
+#include <tine/distributed/register_exception.hpp>
 #include <tine/distributed/remote_error.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
@@ -177,7 +179,7 @@ rank_pool& core_of(mpi_pool<Policy>& pool) noexcept {
 
 /// `tine::sync_wait` on an mpi_pool: collective; every rank calls it with the same function. The
 /// root task starts on rank 0; every rank returns its result, or throws the exception that
-/// escaped it (rebuilt with its type where the type can travel, see exception_transport.hpp;
+/// escaped it (rebuilt with its type where the type can travel, see register_exception.hpp;
 /// otherwise a `tine::mpi::remote_error` with its message). Arguments are used on rank 0 only
 /// (and must live until the call returns, as for every sync_wait).
 template <victim_policy Policy, typename F, typename... Args>

@@ -3,7 +3,7 @@
 
 /// \file remote_error.hpp
 /// `tine::mpi::remote_error`: what an exception becomes when it crosses MPI ranks and its type
-/// cannot travel (exception_transport.hpp lists the types that travel as themselves, and how a
+/// cannot travel (register_exception.hpp lists the types that travel as themselves, and how a
 /// program makes its own types travel). It carries the original `what()`, or for a type not
 /// derived from `std::exception` the sentence "an exception of a type not derived from
 /// std::exception".

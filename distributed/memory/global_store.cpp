@@ -10,9 +10,9 @@
 #include <vector>
 
 #include <tine/core/worker_context.hpp>
+#include <tine/distributed/global_traffic.hpp>
 #include <tine/distributed/memory/block_cache.hpp>
 #include <tine/distributed/pool/pool_hooks.hpp>
-#include <tine/distributed/pool/rank_pool.hpp>
 
 namespace tine::mpi::detail {
 namespace {
@@ -24,7 +24,7 @@ struct registry {
   std::unordered_map<std::uint32_t, global_store*> stores;
   std::uint32_t next_id = 1;
   /// The stores alive on each pool (an entry while any is), which its destructor checks.
-  std::unordered_map<const rank_pool*, std::int64_t> per_pool;
+  std::unordered_map<const resource_host*, std::int64_t> per_pool;
 };
 
 registry& stores() {
@@ -38,7 +38,7 @@ void on_acquire(acquire_point) noexcept {
   block_cache::instance().invalidate();
 }
 
-void on_closing(const rank_pool& pool) noexcept {
+void on_closing(const resource_host& pool) noexcept {
   bool alive = false;
   {
     registry& r = stores();
@@ -57,7 +57,7 @@ void on_closing(const rank_pool& pool) noexcept {
 constexpr pool_hooks hooks{&on_acquire, &on_closing};
 
 /// One store fewer alive on `pool` (the constructor counts one more).
-void one_fewer_on(const rank_pool& pool) noexcept {
+void one_fewer_on(const resource_host& pool) noexcept {
   registry& r = stores();
   std::lock_guard lock(r.mutex);
   const auto it = r.per_pool.find(&pool);
@@ -100,7 +100,7 @@ void global_store::checked_out(bool copied) noexcept {
   }
 }
 
-global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes)
+global_store::global_store(resource_host& pool, std::uint64_t elements, std::size_t element_bytes)
     : m_pool(pool), m_size(elements), m_element_bytes(element_bytes) {
   if (tine::current_worker() != nullptr) {
     throw std::logic_error(
@@ -126,7 +126,7 @@ global_store::global_store(rank_pool& pool, std::uint64_t elements, std::size_t 
   // same memory is also a window over all the ranks for one-sided operations from elsewhere.
   MPI_Comm sharing = MPI_COMM_NULL;
   MPI_Comm_split_type(m_comm, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &sharing);
-  const std::size_t machine = pool.ranks().numa_node(static_cast<std::size_t>(m_rank));
+  const std::size_t machine = pool.machine_of(m_rank);
   MPI_Comm_split(sharing, static_cast<int>(machine), m_rank, &m_machine);
   MPI_Comm_free(&sharing);
   MPI_Info info = MPI_INFO_NULL;

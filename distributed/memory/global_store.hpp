@@ -20,34 +20,18 @@
 #include <cstdint>
 #include <vector>
 
-namespace tine::mpi {
-
-/// What this process's checkouts of global vectors have cost so far (all vectors, all pools):
-/// read by benchmarks and tests between collective calls.
-struct global_traffic {
-  std::uint64_t checkouts = 0;         ///< views made
-  std::uint64_t copied_checkouts = 0;  ///< of those, views that copied (not all in place)
-  std::uint64_t bytes_fetched = 0;     ///< bytes read from other ranks
-  std::uint64_t bytes_stored = 0;      ///< bytes written to other ranks
-  std::uint64_t cache_hits = 0;        ///< lines of other ranks' memory read from this rank's cache
-  std::uint64_t cache_misses = 0;      ///< lines fetched into it (block_cache.hpp)
-};
-
-/// This process's totals since it started.
-global_traffic traffic() noexcept;
-
-}  // namespace tine::mpi
+#include <tine/distributed/global_traffic.hpp>  // traffic(), whose counts stores keep
 
 namespace tine::mpi::detail {
 
-class rank_pool;
+class resource_host;
 
 class global_store {
  public:
   /// Collective over the pool's ranks, outside tasks: every rank makes the same store (checked
-  /// like the pool's other collective calls). Throws std::logic_error inside a task;
-  /// std::bad_alloc.
-  global_store(rank_pool& pool, std::uint64_t elements, std::size_t element_bytes);
+  /// like the pool's other collective calls). `pool` is the pool as its resources see it
+  /// (pool_hooks.hpp). Throws std::logic_error inside a task; std::bad_alloc.
+  global_store(resource_host& pool, std::uint64_t elements, std::size_t element_bytes);
 
   /// Collective. Ends the program with a message if a checkout of it is live.
   ~global_store();
@@ -99,7 +83,7 @@ class global_store {
   template <typename Piece>
   void for_each_piece(std::uint64_t first, std::uint64_t count, Piece&& piece) const;
 
-  rank_pool& m_pool;
+  resource_host& m_pool;
   MPI_Comm m_comm = MPI_COMM_NULL;
   MPI_Comm m_machine = MPI_COMM_NULL;  ///< the ranks whose blocks are mapped here
   MPI_Win m_shared = MPI_WIN_NULL;     ///< the blocks, in shared memory over m_machine

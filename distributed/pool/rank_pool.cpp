@@ -207,6 +207,10 @@ rank_pool::~rank_pool() {
   MPI_Comm_free(&m_comm);
 }
 
+std::size_t rank_pool::machine_of(int rank) const {
+  return m_ranks->numa_node(static_cast<std::size_t>(rank));
+}
+
 void rank_pool::agree_on_resource_call(bool made, std::uint64_t elements,
                                        std::uint64_t element_bytes) {
   agree_on_call(m_comm, {made ? collective_call::allocate : collective_call::deallocate, m_calls++,

@@ -26,49 +26,13 @@
 #include <tine/core/submit_node.hpp>
 #include <tine/core/worker_context.hpp>
 #include <tine/distributed/foundation/uni_address_region.hpp>
+#include <tine/distributed/pool/pool_hooks.hpp>
+#include <tine/distributed/pool_counters.hpp>
+#include <tine/distributed/pool_options.hpp>
 #include <tine/policies/random.hpp>
 #include <tine/policies/topology.hpp>
 
-namespace tine::mpi {
-
-/// How an `mpi_pool` is made (every rank passes the same values; 0 means the default).
-///
-/// ```
-/// tine::mpi_pool pool({.workers_per_rank = 4});
-/// ```
-struct pool_options {
-  /// The ranks of the pool (duplicated: the pool's messages never meet the program's).
-  MPI_Comm comm = MPI_COMM_WORLD;
-  /// Workers on each rank, the constructing thread first. 0: the cores this rank may run on
-  /// (its affinity mask), shared with the other ranks on its machine when their masks are the
-  /// same (an `mpiexec` that does not bind), at least 1.
-  std::size_t workers_per_rank = 0;
-  /// Task-stack address space per rank (committed only as touched). 0: 1 GiB per worker.
-  std::size_t slice_bytes = 0;
-};
-
-/// What one rank's pool has done so far (`mpi_pool::counters()`).
-struct pool_counters {
-  std::uint64_t steals = 0;  ///< continuations this rank took from other ranks
-  /// of those, continuations whose stack allocations had begun new stacklets, so that they moved
-  /// in several pieces
-  std::uint64_t pieced_steals = 0;
-  std::uint64_t steal_attempts = 0;  ///< tries to take one, successful or not
-  std::uint64_t bytes_migrated = 0;  ///< frame bytes fetched for the continuations it took
-  std::uint64_t remote_joins = 0;    ///< arrivals at the join of a frame held by another rank
-  std::uint64_t rma_operations = 0;  ///< one-sided MPI operations this rank issued
-  std::uint64_t roots = 0;           ///< root tasks this rank ran (sync_wait calls on rank 0)
-  /// continuations the rank's workers took from each other's deques (and lanes)
-  std::uint64_t local_steals = 0;
-  /// of those, continuations a worker had offered to other ranks (taken from its lane through
-  /// this rank's own window)
-  std::uint64_t lane_steals = 0;
-  /// messages (arrivals at joins, releases of exceptions) received by idle workers of the rank,
-  /// which poll MPI themselves, rather than by its progress thread
-  std::uint64_t messages_by_workers = 0;
-};
-
-namespace detail {
+namespace tine::mpi::detail {
 
 class offer_slot;
 class rank_worker;
@@ -86,7 +50,9 @@ struct victim_choosers {
   victim_chooser workers;
 };
 
-class rank_pool {
+/// Also the pool as the layer above it sees it (a `resource_host`, pool_hooks.hpp): global
+/// vectors are made on it through that interface alone.
+class rank_pool final : public resource_host {
  public:
   /// The least address space each stacklet of a worker takes in its slice (committed only as
   /// touched). A stolen continuation moves with its frame and its stack allocations: in one
@@ -103,8 +69,8 @@ class rank_pool {
   rank_pool(const rank_pool&) = delete;
   rank_pool& operator=(const rank_pool&) = delete;
 
-  int rank() const noexcept { return m_rank; }
-  int size() const noexcept { return m_size; }
+  int rank() const noexcept override { return m_rank; }
+  int size() const noexcept override { return m_size; }
   std::size_t workers_per_rank() const noexcept { return m_workers; }
 
   /// The ranks as a topology, what the victim policy is built over (rank_topology.hpp).
@@ -115,13 +81,15 @@ class rank_pool {
   const uni_address_region& region() const noexcept { return *m_region; }
 
   /// The pool's communicator (a duplicate of the one it was made with).
-  MPI_Comm comm() const noexcept { return m_comm; }
+  MPI_Comm comm() const noexcept override { return m_comm; }
 
-  /// Collective, outside tasks: the ranks agree that they all make (`made`) or destroy a
-  /// resource of `elements` elements of `element_bytes` bytes on the pool (a global vector), in
-  /// the same place among the pool's collective calls (collective_call.hpp: a rank that disagrees
-  /// ends the job with a message, which names the call's kind, allocate or deallocate).
-  void agree_on_resource_call(bool made, std::uint64_t elements, std::uint64_t element_bytes);
+  /// Its node in ranks().
+  std::size_t machine_of(int rank) const override;
+
+  /// Collective, outside tasks (resource_host::agree_on_resource_call): a global vector's
+  /// construction or destruction, counted among the pool's collective calls.
+  void agree_on_resource_call(bool made, std::uint64_t elements,
+                              std::uint64_t element_bytes) override;
 
   /// Runs `root` on rank 0's first worker (its sink `sink`, its result's `value_bytes` bytes at
   /// `value`; the root ends on rank 0, where it was made), idle workers stealing with victims
@@ -178,7 +146,6 @@ class rank_pool {
   victim_choosers m_victims{};  // the current root's, written under m_park before it starts
 };
 
-}  // namespace detail
-}  // namespace tine::mpi
+}  // namespace tine::mpi::detail
 
 #endif  // TINE_DISTRIBUTED_POOL_RANK_POOL_HPP

@@ -1,26 +1,15 @@
-#ifndef TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_HPP
-#define TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_HPP
+#ifndef TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_DEFS_HPP
+#define TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_DEFS_HPP
 
-/// \file global_scan.hpp
-/// `tine::inclusive_scan` and `tine::exclusive_scan` over global spans (the other algorithms are
-/// in global_algorithms.hpp), with the arguments of their form over ranges, an output span (or
-/// vector) in place of the output iterator, and no result:
-///
-/// ```
-/// tine::inclusive_scan(pool, in, out);                        // out[i] = in[0] + ... + in[i]
-/// tine::exclusive_scan(pool, in, out, 0L, std::plus<>{});    // out[i] = 0 + ... + in[i-1]
-/// ```
-///
-/// How: the input is cut into *parts* at the ranks' block boundaries. Pass 1 folds every part
-/// but the last (a reduce each, in parallel); a serial pass over their totals gives each part its
-/// carry; then every part is scanned in parallel from its carry by the blocked two-pass scan of
-/// one machine (chunk sums in parallel, a serial prefix over them, chunks scanned in parallel),
-/// whose chunks lie in one rank's block. So each element is read three times and written once,
-/// against twice and once on one machine: the price of keeping each rank's chunk sums on the
-/// rank's own tasks (a task's children may write only their results into its memory, so sums
-/// cannot gather in one array across ranks). `op` is associative (not necessarily commutative):
-/// the results equal `std::inclusive_scan`'s / `std::exclusive_scan`'s. The output may be the
-/// input (in place). The accumulator is trivially copyable and default-constructible.
+/// \file global_scan_defs.hpp
+/// How the scans of global_scan.hpp run (internal). The input is cut into *parts* at the ranks'
+/// block boundaries. Pass 1 folds every part but the last (a reduce each, in parallel); a serial
+/// pass over their totals gives each part its carry; then every part is scanned in parallel from
+/// its carry by the blocked two-pass scan of one machine (chunk sums in parallel, a serial prefix
+/// over them, chunks scanned in parallel), whose chunks lie in one rank's block. So each element
+/// is read three times and written once, against twice and once on one machine: the price of
+/// keeping each rank's chunk sums on the rank's own tasks (a task's children may write only their
+/// results into its memory, so sums cannot gather in one array across ranks).
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
@@ -36,7 +25,8 @@
 #include <tine/core/join.hpp>
 #include <tine/core/stack_alloc.hpp>
 #include <tine/core/task.hpp>
-#include <tine/distributed/global_algorithms.hpp>
+#include <tine/distributed/global_vector.hpp>
+#include <tine/distributed/memory/global_algorithm_defs.hpp>
 
 namespace tine::mpi {
 namespace detail {
@@ -178,31 +168,6 @@ auto start_scan(const In& input, const Out& output, std::optional<Acc> init, Op 
   }
 }
 }  // namespace detail
-
-template <typename In, typename Out, typename Op = std::plus<>>
-  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
-auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Out& output,
-                    Op op = {}, grain g = {}) {
-  using Acc = std::remove_const_t<typename detail::span_for<In>::element_type>;
-  return detail::start_scan<true, Acc>(input, output, std::nullopt, std::move(op), g);
-}
-
-template <typename In, typename Out, typename Op, typename Acc>
-  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Acc, grain>)
-auto tine_algorithm(tine::detail::inclusive_scan_impl, const In& input, const Out& output, Op op,
-                    Acc init, grain g = {}) {
-  return detail::start_scan<true, Acc>(input, output, std::optional<Acc>(std::move(init)),
-                                       std::move(op), g);
-}
-
-template <typename In, typename Out, typename Acc, typename Op = std::plus<>>
-  requires(detail::global_input<In> && detail::global_input<Out> && !std::same_as<Op, grain>)
-auto tine_algorithm(tine::detail::exclusive_scan_impl, const In& input, const Out& output, Acc init,
-                    Op op = {}, grain g = {}) {
-  return detail::start_scan<false, Acc>(input, output, std::optional<Acc>(std::move(init)),
-                                        std::move(op), g);
-}
-
 }  // namespace tine::mpi
 
-#endif  // TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_HPP
+#endif  // TINE_DISTRIBUTED_MEMORY_GLOBAL_SCAN_DEFS_HPP
