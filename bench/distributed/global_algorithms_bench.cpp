@@ -130,6 +130,11 @@ const order sort_orders[3] = {order::random, order::sorted, order::reversed};
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  if (rounds < 1) {  // a median of nothing is not a figure
+    std::fprintf(stderr,
+                 "usage: global_algorithms_bench [ROUNDS], a count of at least 1 (default 5)\n");
+    return 2;
+  }
   int rank = 0;
   int size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

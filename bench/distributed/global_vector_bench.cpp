@@ -134,6 +134,11 @@ double seconds(Run&& run) {
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  if (rounds < 1) {  // a median of nothing is not a figure
+    std::fprintf(stderr,
+                 "usage: global_vector_bench [ROUNDS], a count of at least 1 (default 5)\n");
+    return 2;
+  }
   int rank = 0;
   int size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

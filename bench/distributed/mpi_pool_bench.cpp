@@ -63,6 +63,10 @@ workload make(std::string name, F run) {
 int main(int argc, char** argv) {
   tine::mpi::environment env(argc, argv);
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  if (rounds < 1) {  // a median of nothing is not a figure
+    std::fprintf(stderr, "usage: mpi_pool_bench [ROUNDS], a count of at least 1 (default 5)\n");
+    return 2;
+  }
   const uts::params& t1 = uts::tree("T1");
   const uts::params& t3 = uts::tree("T3");
   std::vector<workload> workloads;

@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int samples = argc > 1 ? std::atoi(argv[1]) : 1000;
+  if (samples < 1) {  // a median of nothing is not a figure
+    std::fprintf(stderr, "usage: rma_costs [SAMPLES], a count of at least 1 (default 1000)\n");
+    return 2;
+  }
   const bool with_thread = !(argc > 2 && std::string(argv[2]) == "none");
   const char* async_env = std::getenv("MPICH_ASYNC_PROGRESS");
   const bool async_progress = async_env != nullptr && async_env[0] == '1';
