@@ -40,10 +40,8 @@
 
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
-#include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <new>
 #include <utility>
 
 #include <tine/core/frame.hpp>
