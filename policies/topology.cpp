@@ -238,7 +238,6 @@ unsigned tree_distance(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b) {
 /// Whether the environment speaks to hwloc: any HWLOC_ variable but those that only choose which
 /// plugins hwloc loads (HWLOC_PLUGINS_BLACKLIST, ...), which change nothing in the tree.
 bool hwloc_asked_for() {
-  // Read as getenv reads it: safe while nothing changes the environment, which tine never does.
   const std::string_view prefix = "HWLOC_";
   const std::string_view plugins = "HWLOC_PLUGINS_";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
