@@ -2,12 +2,6 @@
 // distances of hwloc's tree. A build without hwloc compiles policies/topology_flat.cpp instead;
 // what both share is in policies/topology_common.cpp.
 //
-// On Linux machines whose tree is certain from sysfs alone, hwloc is not asked at all
-// (policies/topology_sysfs.cpp): its first topology would load every hwloc plugin installed,
-// which tine does not use. A program that sets any of hwloc's environment variables is asking
-// hwloc for something (a made-up machine, another file-system root, other components), so
-// then hwloc is always asked.
-//
 // hwloc loads the machine once per process: the tree describes hardware, which does not change
 // while the program runs, and loading it is both the slow part of discovery (milliseconds) and
 // the part that does not survive every allocation failure (hwloc 2.9 uses some of its own
@@ -17,7 +11,6 @@
 #include <tine/policies/detail/machine.hpp>
 
 #include <hwloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -26,10 +19,8 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -235,21 +226,9 @@ unsigned tree_distance(hwloc_topology_t t, hwloc_obj_t a, hwloc_obj_t b) {
   return static_cast<unsigned>(std::max(a->depth - ancestor->depth, b->depth - ancestor->depth));
 }
 
-/// Whether the environment speaks to hwloc: any HWLOC_ variable but those that only choose which
-/// plugins hwloc loads (HWLOC_PLUGINS_BLACKLIST, ...), which change nothing in the tree.
-bool hwloc_asked_for() {
-  const std::string_view prefix = "HWLOC_";
-  const std::string_view plugins = "HWLOC_PLUGINS_";
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry{*e};
-    if (entry.substr(0, prefix.size()) == prefix && entry.substr(0, plugins.size()) != plugins) {
-      return true;
-    }
-  }
-  return false;
-}
+}  // namespace
 
-machine find_machine_with_hwloc() {
+machine find_machine() {
   hwloc_topology_t t = loaded_machine();
   const std::vector<bool> usable = usable_cpus(t);
   const std::vector<core_slot> slots = usable_cores(t, usable);
@@ -285,17 +264,6 @@ machine find_machine_with_hwloc() {
     m.all_cpus.push_back(static_cast<unsigned>(pu));
   }
   return m;
-}
-
-}  // namespace
-
-machine find_machine() {
-  if (!hwloc_asked_for()) {
-    if (std::optional<machine> m = machine_from_sysfs()) {
-      return *std::move(m);
-    }
-  }
-  return find_machine_with_hwloc();
 }
 
 std::string_view discovery_source() noexcept { return "hwloc"; }

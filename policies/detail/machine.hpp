@@ -10,8 +10,6 @@
 #include <tine/core/config.hpp>  // first: a pre-C++20 build stops with tine's message
 
 #include <cstddef>
-#include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,15 +43,6 @@ machine find_machine();
 /// both builds (topology_common.cpp); makes no call to hwloc. Throws std::bad_alloc or
 /// std::system_error.
 std::vector<unsigned> process_cpus();
-
-/// The machine read from Linux's sysfs under `root` ("" for the live system), cut down to the
-/// `usable` cpus, where that gives exactly what hwloc's tree would (policies/topology_sysfs.cpp
-/// says which shapes); nullopt on any other machine, on another system than Linux, or when no
-/// usable cpu is online. The no-argument form reads the live system once per process and cuts it
-/// down to process_cpus(). Shared by both builds; makes no call to hwloc. Throws std::bad_alloc.
-std::optional<machine> machine_from_sysfs(const std::string& root,
-                                          const std::vector<unsigned>& usable);
-std::optional<machine> machine_from_sysfs();
 
 /// What topology::source() says for a discovered topology: "hwloc" or
 /// "flat: built without hwloc" (a string literal).
